@@ -1,0 +1,16 @@
+import type { Config } from './config.js';
+import type { Clock } from './domain/clock.js';
+import type { KeyRing } from './identity/key-ring.js';
+import type { TokenIssuer } from './identity/tokens.js';
+import type { TokenVerifier } from './identity/verifier.js';
+import type { Store } from './storage/store.js';
+
+/** What every part of the app is built from: passed explicitly, never a global. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  keys: KeyRing;
+  tokens: TokenIssuer;
+  verifier: TokenVerifier;
+}

@@ -1,0 +1,84 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+
+/**
+ * How an interface spells its error bodies:
+ * - `ngsi` (default): `{"error": kind, "description": message}` (federation, discovery, datasource)
+ * - `message`: `{"error": message}` (permissions)
+ * - `oauth`: `{"error": kind, "error_description": message}` (token endpoint, RFC 6749)
+ */
+export type ErrorStyle = 'ngsi' | 'message' | 'oauth';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+const FRAMEWORK_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_ASYNC_CONSTRAINT: 'BAD_REQUEST',
+  FST_ERR_VALIDATION: 'BAD_REQUEST',
+  ERR_HTTP_REQUEST_TIMEOUT: 'TIMEOUT',
+};
+
+/** Maps anything thrown to an AppError; unknown errors become 500 (logged, never shown). */
+export function toAppError(error: unknown, isUnavailable: (e: unknown) => boolean): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError;
+  if (e?.validation) return new AppError('BAD_REQUEST', describeValidation(e));
+  if (e?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('BAD_REQUEST', 'No body provided');
+  if (e instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ''))) return new AppError('INVALID_JSON');
+  const mapped = e?.code ? FRAMEWORK_CODES[e.code] : undefined;
+  if (mapped) return new AppError(mapped, mapped === 'BAD_REQUEST' ? e.message : undefined);
+  if (e?.statusCode === 429) return new AppError('TOO_MANY_REQUESTS');
+  if (isUnavailable(error)) return new AppError('STORE_UNAVAILABLE');
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError(e.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : e.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message);
+  }
+  return new AppError('INTERNAL');
+}
+
+function describeValidation(e: FastifyError): string {
+  const first = e.validation?.[0];
+  const where = e.validationContext ?? 'request';
+  if (!first) return e.message;
+  const path = (first.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
+  const name = missing ?? path;
+  if (where === 'querystring' || where === 'params' || where === 'headers') {
+    return `Invalid ${where === 'params' ? 'path parameter' : where === 'headers' ? 'header' : 'query parameter'} '${name}': ${first.message ?? 'invalid'}`;
+  }
+  return name ? `Invalid ${where} '${name}': ${first.message ?? 'invalid'}` : `Invalid ${where}: ${first.message ?? 'invalid'}`;
+}
+
+export function renderError(error: AppError, style: ErrorStyle): Record<string, string> {
+  switch (style) {
+    case 'message': return { error: error.message };
+    case 'oauth': return { error: error.kind, error_description: error.message };
+    default: return { error: error.kind, description: error.message };
+  }
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
+  const style = request.routeOptions?.config?.errorStyle ?? 'ngsi';
+  if (error.headers) reply.headers(error.headers);
+  // NGSI clients compare the media type literally: no charset parameter (a Buffer keeps Fastify from adding one).
+  return reply.code(error.status).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, style))));
+}
+
+export function registerErrorHandling(app: FastifyInstance, isUnavailable: (e: unknown) => boolean): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, isUnavailable);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, request, appError);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, request, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The built observatory page: web/dist next to the package root (source or compiled layout). */
+export function webRoot(): string | undefined {
+  for (const candidate of [path.resolve(here, '../../web/dist'), path.resolve(here, '../../../web/dist')]) {
+    if (fs.existsSync(path.join(candidate, 'index.html'))) return candidate;
+  }
+  return undefined;
+}
+
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Serves the observatory at `/` with the page's security headers. */
+export async function registerWeb(app: FastifyInstance): Promise<void> {
+  const root = webRoot();
+  if (!root) {
+    app.get('/', { schema: { hide: true } }, (_req, reply) => {
+      reply.headers(PAGE_HEADERS).type('text/html').send('<!doctype html><title>OpenCity</title><h1>OpenCity</h1><p>The observatory page is not built: run <code>npm run build</code>.</p><p><a href="/docs">API documentation</a></p>');
+    });
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    index: ['index.html'],
+    wildcard: false,
+    setHeaders(reply) {
+      reply.headers(PAGE_HEADERS);
+    },
+  });
+}

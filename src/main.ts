@@ -1,0 +1,58 @@
+import { pathToFileURL } from 'node:url';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+/**
+ * Starts the server from the environment: the only place that listens on a port
+ * and handles signals. A bad configuration stops the start with one clear line.
+ */
+export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`opencity: configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const started = performance.now();
+  let opencity;
+  try {
+    opencity = await buildApp({ config });
+  } catch (error) {
+    process.stderr.write(`opencity: cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const { app, generatedAdminSecret } = opencity;
+  if (generatedAdminSecret) {
+    process.stdout.write(
+      `\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`,
+    );
+  }
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    process.stderr.write(`opencity: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+    await app.close();
+    process.exit(1);
+  }
+  app.log.info({ url: config.publicUrl, store: opencity.ctx.store.dialect, startupMs: Math.round(performance.now() - started) }, 'OpenCity is serving');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    app.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  void serve();
+}

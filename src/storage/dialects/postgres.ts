@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+
+// BIGINT columns hold epoch milliseconds and counters: safe as JS numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface PostgresHandles {
+  write: Kysely<Database>;
+  read: Kysely<Database>;
+  adapter: DialectAdapter;
+  pool: pg.Pool;
+}
+
+export function openPostgres(url: string, poolSize = 10): PostgresHandles {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 30_000,
+  });
+  // A dropped connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { write: db, read: db, adapter: postgresAdapter, pool };
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+export const postgresAdapter: DialectAdapter = {
+  name: 'postgres',
+  beginSql: 'begin',
+  async indexPosition(db: Executor, seq: number, lon: number, lat: number) {
+    await sql`update assets set geog = ST_SetSRID(ST_MakePoint(${lon}, ${lat}), 4326)::geography where seq = ${seq}`.execute(db);
+  },
+  async seqsInBox(db: Executor, box: GeoBox) {
+    const result = await sql<{ seq: number }>`select seq from assets where geog && ST_MakeEnvelope(${box.minLon}, ${box.minLat}, ${box.maxLon}, ${box.maxLat}, 4326)::geography`.execute(db);
+    return result.rows.map((r) => r.seq);
+  },
+  isUniqueViolation(error: unknown) {
+    return (error as { code?: string } | null)?.code === '23505';
+  },
+  isUnavailable(error: unknown) {
+    const e = error as { code?: string; message?: string } | null;
+    if (!e) return false;
+    if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
+    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+  },
+};

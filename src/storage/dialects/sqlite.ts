@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+
+function openFile(file: string): SQLite.Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const conn = new SQLite(file);
+  conn.pragma('journal_mode = WAL');
+  conn.pragma('synchronous = NORMAL');
+  conn.pragma('busy_timeout = 5000');
+  conn.pragma('foreign_keys = ON');
+  conn.pragma('cache_size = -65536');
+  conn.pragma('temp_store = MEMORY');
+  return conn;
+}
+
+export interface SqliteHandles {
+  write: Kysely<Database>;
+  read: Kysely<Database>;
+  adapter: DialectAdapter;
+}
+
+/**
+ * Two connections on one file: the writer, which the write queue holds during a
+ * batch, and a reader that WAL lets see the last committed state meanwhile.
+ * An in-memory store has a single connection (a second one would see nothing).
+ */
+export function openSqlite(file: string): SqliteHandles {
+  const writeConn = openFile(file);
+  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: writeConn }) });
+  const read = file === ':memory:' ? write : new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file) }) });
+  return { write, read, adapter: sqliteAdapter };
+}
+
+export const sqliteAdapter: DialectAdapter = {
+  name: 'sqlite',
+  beginSql: 'begin immediate',
+  async indexPosition(db: Executor, seq: number, lon: number, lat: number) {
+    await sql`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat) values (${seq}, ${lon}, ${lon}, ${lat}, ${lat})`.execute(db);
+  },
+  async seqsInBox(db: Executor, box: GeoBox) {
+    const result = await sql<{ id: number }>`select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat}`.execute(db);
+    return result.rows.map((r) => r.id);
+  },
+  isUniqueViolation(error: unknown) {
+    return error instanceof Error && (error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
+      && /UNIQUE|PRIMARY KEY/.test(error.message);
+  },
+  isUnavailable(error: unknown) {
+    const code = (error as { code?: string } | null)?.code ?? '';
+    return ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'].some((c) => code.startsWith(c));
+  },
+};

@@ -1,0 +1,164 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes of every table. Timestamps are epoch milliseconds (BIGINT) in both
+ * stores so that comparisons, sorting and arithmetic behave the same everywhere.
+ */
+export interface Database {
+  sites: SiteTable;
+  asset_types: AssetTypeTable;
+  attribute_types: AttributeTypeTable;
+  assets: AssetTable;
+  asset_attributes: AssetAttributeTable;
+  readings: ReadingTable;
+  users: UserTable;
+  clients: ClientTable;
+  client_redirect_uris: ClientRedirectUriTable;
+  role_assignments: RoleAssignmentTable;
+  signing_keys: SigningKeyTable;
+  refresh_tokens: RefreshTokenTable;
+  authorization_codes: AuthorizationCodeTable;
+  asset_counts: AssetCountTable;
+}
+
+export interface SiteTable {
+  id: string;
+  name: string;
+  type: string;
+  latitude: number;
+  longitude: number;
+  country_code: string | null;
+  country: string | null;
+  city: string | null;
+  /** Per-site asset quota; null means the platform default (SITE_QUOTA). */
+  quota: number | null;
+  created_at: number;
+}
+
+export interface AssetTypeTable {
+  id: string;
+  description: string;
+}
+
+export interface AttributeTypeTable {
+  id: string;
+  description: string;
+  /** JSON array of {name, description, type}. */
+  units: string;
+}
+
+export interface AssetTable {
+  /** Surrogate integer key: the R*Tree and readings refer to it. */
+  seq: Generated<number>;
+  id: string;
+  type: string;
+  site: string;
+  service: string | null;
+  provider: string | null;
+  grp: string | null;
+  name: string;
+  experimenter: string | null;
+  experiment: string | null;
+  /** JSON object of the NGSI v2 attributes (normalized form, without id/type). */
+  attrs: string;
+  latitude: number;
+  longitude: number;
+  /** TimeInstant of the latest update, epoch ms. */
+  recorded_at: number;
+  /** Platform receive time of the latest update, epoch ms. */
+  last_reading_at: number;
+  created_at: number;
+  /** Set when the asset is deleted: it leaves discovery, its history stays. */
+  deleted_at: number | null;
+}
+
+export interface AssetAttributeTable {
+  asset_seq: number;
+  name: string;
+  type: string;
+}
+
+export interface ReadingTable {
+  seq: Generated<number>;
+  asset_seq: number;
+  attr_name: string;
+  recv_time: number;
+  attr_type: string;
+  attr_value: string;
+}
+
+export interface UserTable {
+  id: string;
+  username: string;
+  email: string | null;
+  password_hash: string | null;
+  /** For a service-account user, the client it belongs to. */
+  service_account_of: string | null;
+  created_at: number;
+}
+
+export interface ClientTable {
+  id: string;
+  name: string | null;
+  uri: string | null;
+  /** SHA-256 digest (hex) of the secret; null for public clients. */
+  secret_digest: string | null;
+  service_account_user_id: string;
+  created_at: number;
+}
+
+export interface ClientRedirectUriTable {
+  client_id: string;
+  position: number;
+  uri: string;
+}
+
+export interface RoleAssignmentTable {
+  user_id: string;
+  role: string;
+  /** '' when the role is not scoped to an experiment. */
+  experiment: string;
+  created_at: number;
+}
+
+export interface SigningKeyTable {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: number;
+  /** When a newer key took over; the key still verifies until its tokens expire. */
+  retired_at: number | null;
+}
+
+export interface RefreshTokenTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scope: string;
+  session_id: string;
+  expires_at: number;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface AuthorizationCodeTable {
+  code_digest: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  nonce: string | null;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Asset counters per (site, service, provider, type), kept up to date by every write. */
+export interface AssetCountTable {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+  assets: number;
+}

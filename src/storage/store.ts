@@ -1,0 +1,76 @@
+import { Migrator, sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { DialectAdapter } from './dialects/adapter.js';
+import { openSqlite } from './dialects/sqlite.js';
+import { openPostgres } from './dialects/postgres.js';
+import { migrationProvider } from './migrations/index.js';
+import { WriteQueue } from './write-queue.js';
+
+/**
+ * The store: one handle on whichever database DATABASE_URL names. Repositories
+ * take it; nothing outside src/storage sees Kysely or the dialect.
+ */
+export class Store {
+  readonly writes: WriteQueue;
+
+  private constructor(
+    /** Connection the write queue owns; also used for migrations. */
+    readonly db: Kysely<Database>,
+    /** Connection for reads (the same pool on PostgreSQL). */
+    readonly read: Kysely<Database>,
+    readonly adapter: DialectAdapter,
+    private readonly poolStats: () => { total: number; idle: number; waiting: number },
+  ) {
+    this.writes = new WriteQueue(db, adapter.beginSql);
+  }
+
+  static open(databaseUrl: string): Store {
+    if (databaseUrl.startsWith('sqlite:')) {
+      const file = databaseUrl.slice('sqlite:'.length);
+      const h = openSqlite(file);
+      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }));
+    }
+    if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      const h = openPostgres(databaseUrl);
+      return new Store(h.write, h.read, h.adapter, () => ({ total: h.pool.totalCount, idle: h.pool.idleCount, waiting: h.pool.waitingCount }));
+    }
+    throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
+  }
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.adapter.name;
+  }
+
+  /** Applies every pending migration; safe to run concurrently from several processes. */
+  async migrate(): Promise<string[]> {
+    // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  /** Is the database reachable? (readiness) */
+  async ping(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.read);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  pool(): { total: number; idle: number; waiting: number } {
+    return this.poolStats();
+  }
+
+  isUnavailable(error: unknown): boolean {
+    return this.adapter.isUnavailable(error);
+  }
+
+  async close(): Promise<void> {
+    await this.writes.drain();
+    await this.db.destroy();
+    if (this.read !== this.db) await this.read.destroy();
+  }
+}

@@ -1,0 +1,131 @@
+import type {
+  Aggregate, Asset, AssetCollection, AssetData, AssetType, Category, Reading, Site,
+} from './types';
+
+const DISCOVERY = '/discovery/v0';
+const DATASOURCE = '/datasource';
+
+/** A failed call, carrying a sentence fit to show to the person using the page. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function isAbort(err: unknown): boolean {
+  return err instanceof DOMException && err.name === 'AbortError';
+}
+
+export interface TokenSource {
+  /** A valid access token, or null when nobody is signed in. */
+  token(): Promise<string | null>;
+  /** The platform refused the token: forget it. */
+  rejected(): void;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+function queryString(query: Query): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function describe(status: number, body: unknown): string {
+  const detail = body && typeof body === 'object'
+    ? (body as Record<string, unknown>).description ?? (body as Record<string, unknown>).message
+    : undefined;
+  if (status === 404) return 'This item could not be found. It may have been removed.';
+  if (status === 401 || status === 403) return 'You are not allowed to see this. Try signing in.';
+  if (status === 429) return 'The platform is busy. Please try again in a moment.';
+  if (status >= 500) return 'The platform could not answer just now. Please try again shortly.';
+  return typeof detail === 'string' && detail ? detail : `The request was refused (${status}).`;
+}
+
+export class Api {
+  constructor(private readonly auth: TokenSource) {}
+
+  private async get<T>(path: string, signal?: AbortSignal, retried = false): Promise<T> {
+    const token = retried ? null : await this.auth.token();
+    const headers: Record<string, string> = { Accept: 'application/json, application/geojson' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res: Response;
+    try {
+      res = await fetch(path, { headers, signal });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      throw new ApiError(0, 'The platform cannot be reached. Check your connection.');
+    }
+    if (res.status === 401 && token && !retried) {
+      // An expired or revoked session: carry on as a visitor rather than failing.
+      this.auth.rejected();
+      return this.get<T>(path, signal, true);
+    }
+    const text = await res.text();
+    let body: unknown = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      if (res.ok) throw new ApiError(res.status, 'The platform sent an answer this page cannot read.');
+    }
+    if (!res.ok) throw new ApiError(res.status, describe(res.status, body));
+    return body as T;
+  }
+
+  sites(): Promise<Site[]> {
+    return this.get(`${DISCOVERY}/assets/sites`);
+  }
+
+  services(): Promise<Category[]> {
+    return this.get(`${DISCOVERY}/assets/services`);
+  }
+
+  providers(): Promise<Category[]> {
+    return this.get(`${DISCOVERY}/assets/providers`);
+  }
+
+  types(): Promise<AssetType[]> {
+    return this.get(`${DISCOVERY}/types`);
+  }
+
+  /** Assets inside a closed ring of [lon, lat] pairs, grouped by asset type. */
+  geoSearch(ring: [number, number][], opts: { city?: string; per: number }, signal?: AbortSignal): Promise<AssetCollection[]> {
+    const q = queryString({ query: 'polygon', points: JSON.stringify(ring), city: opts.city, per: opts.per });
+    return this.get(`${DISCOVERY}/assets/geo/search${q}`, signal);
+  }
+
+  /** Metadata search; several words are joined with `+`, each one encoded on its own. */
+  search(words: string[], per: number, signal?: AbortSignal): Promise<Asset[]> {
+    const query = words.map(encodeURIComponent).join('+');
+    return this.get(`${DISCOVERY}/assets/metadata/search?page=1&per=${per}&query=${query}`, signal);
+  }
+
+  asset(urn: string, signal?: AbortSignal): Promise<Asset> {
+    return this.get(`${DISCOVERY}/assets/${encodeURIComponent(urn)}`, signal);
+  }
+
+  async assetData(urn: string, signal?: AbortSignal): Promise<AssetData> {
+    const body = await this.get<AssetData | AssetData[]>(`${DISCOVERY}/assets/${encodeURIComponent(urn)}/data`, signal);
+    const data = Array.isArray(body) ? body[0] : body;
+    if (!data) throw new ApiError(404, describe(404, undefined));
+    return data;
+  }
+
+  async readings(assetId: string, attr: string, from: Date, to: Date, offset: number, signal?: AbortSignal): Promise<Reading[]> {
+    const q = queryString({ from: from.toISOString(), to: to.toISOString(), limit: 1000, offset });
+    const body = await this.get<{ readings?: Reading[] }>(
+      `${DATASOURCE}/${encodeURIComponent(assetId)}/${encodeURIComponent(attr)}/readings${q}`, signal);
+    return body.readings ?? [];
+  }
+
+  async aggregates(assetId: string, attr: string, from: Date, to: Date, period: 'hour' | 'day', signal?: AbortSignal): Promise<Aggregate[]> {
+    const q = queryString({ from: from.toISOString(), to: to.toISOString(), aggrMethod: 'avg', aggrPeriod: period });
+    const body = await this.get<{ aggregates?: Aggregate[] }>(
+      `${DATASOURCE}/${encodeURIComponent(assetId)}/${encodeURIComponent(attr)}/readings${q}`, signal);
+    return body.aggregates ?? [];
+  }
+}

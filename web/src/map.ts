@@ -1,0 +1,89 @@
+import L from 'leaflet';
+import { AssetsLayer } from './assets-layer';
+import { addBaseMap } from './basemap';
+import { debounce } from './dom';
+import { SitesLayer } from './sites-layer';
+import type { AssetFeature, Site } from './types';
+
+/** From this zoom on, the map shows the assets of the visible area instead of one marker per site. */
+export const ASSET_ZOOM = 10;
+export const SITE_ZOOM = 13;
+
+export type Ring = [number, number][];
+
+export interface MapHandlers {
+  onSite(site: Site): void;
+  onAsset(feature: AssetFeature): void;
+  onView(zoom: number): void;
+  onError(message: string): void;
+}
+
+const clamp = (v: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, v));
+
+export class ObservatoryMap {
+  readonly map: L.Map;
+  readonly sites: SitesLayer;
+  readonly assets: AssetsLayer;
+
+  constructor(el: HTMLElement, handlers: MapHandlers) {
+    this.map = L.map(el, {
+      center: [48, 10],
+      zoom: 4,
+      minZoom: 2,
+      maxZoom: 18,
+      zoomSnap: 0.5,
+      worldCopyJump: false,
+      maxBounds: [[-85, -240], [85, 240]],
+      maxBoundsViscosity: 0.8,
+      attributionControl: false,
+      keyboard: true,
+    });
+    L.control.attribution({ prefix: false, position: 'bottomright' })
+      .addAttribution('Outlines: Natural Earth')
+      .addTo(this.map);
+    L.control.scale({ position: 'bottomright', imperial: false }).addTo(this.map);
+    this.map.getContainer().setAttribute('aria-roledescription', 'map');
+
+    addBaseMap(this.map, handlers.onError);
+    this.sites = new SitesLayer(this.map, handlers.onSite);
+    this.assets = new AssetsLayer(this.map, handlers.onAsset);
+
+    const changed = debounce(() => handlers.onView(this.map.getZoom()), 350);
+    this.map.on('moveend', changed);
+  }
+
+  get inAssetView(): boolean {
+    return this.map.getZoom() >= ASSET_ZOOM;
+  }
+
+  /** The visible area as a closed ring of [lon, lat] pairs, counter-clockwise as GeoJSON prefers. */
+  viewRing(): Ring {
+    const b = this.map.getBounds();
+    const w = clamp(b.getWest(), -180, 180);
+    const e = clamp(b.getEast(), -180, 180);
+    const s = clamp(b.getSouth(), -85, 85);
+    const n = clamp(b.getNorth(), -85, 85);
+    const r = (v: number): number => Math.round(v * 1e6) / 1e6;
+    return [[r(w), r(s)], [r(e), r(s)], [r(e), r(n)], [r(w), r(n)], [r(w), r(s)]];
+  }
+
+  fitSites(sites: Site[]): void {
+    const points = sites
+      .map((s) => s.context.position)
+      .filter((p) => typeof p?.latitude === 'number' && typeof p?.longitude === 'number')
+      .map((p) => L.latLng(p.latitude as number, p.longitude as number));
+    if (points.length > 1) this.map.fitBounds(L.latLngBounds(points), { padding: [60, 60], maxZoom: 6, animate: false });
+    else if (points[0]) this.map.setView(points[0], 6, { animate: false });
+  }
+
+  flyTo(lat: number, lon: number, zoom: number): void {
+    const target = Math.max(zoom, this.map.getZoom());
+    if (matchMedia('(prefers-reduced-motion: reduce)').matches) this.map.setView([lat, lon], target);
+    else this.map.flyTo([lat, lon], target, { duration: 0.8 });
+  }
+
+  /** Re-measures after the layout around the map changed (panels opening on small screens). */
+  resize(): void {
+    this.map.invalidateSize({ pan: false });
+  }
+}
