@@ -48,6 +48,10 @@ async function preparePostgres() {
 }
 
 const files = explicit.length > 0 ? explicit : findTests(heavy ? 'test/heavy' : 'test').filter((f) => heavy || !f.startsWith(path.join('test', 'heavy')));
+if (files.length === 0) {
+  console.log('no test files found');
+  process.exit(0);
+}
 const problem = await preparePostgres();
 const env = { ...process.env, TEST_POSTGRES_URL: pgUrl };
 if (problem) {
