@@ -62,3 +62,23 @@ describeEachStore('platform core', (platform) => {
     assert.equal(res.headers['x-request-id'], 'abc-123');
   });
 });
+
+describeEachStore('error rendering', (platform) => {
+  it('answers invalid JSON with a 400 JSON error', async () => {
+    const res = await platform().app.inject({
+      method: 'POST', url: '/auth/realms/opencity/protocol/openid-connect/token',
+      headers: { 'content-type': 'application/json' }, payload: '{"grant_type": ',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.ok(typeof res.json().error === 'string');
+  });
+
+  it('answers an unsupported media type with 415', async () => {
+    const res = await platform().app.inject({
+      method: 'POST', url: '/auth/realms/opencity/protocol/openid-connect/token',
+      headers: { 'content-type': 'application/x-unknown' }, payload: 'x',
+    });
+    assert.equal(res.statusCode, 415);
+  });
+});

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseDuration } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8080);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.databaseUrl, 'sqlite:./data/opencity.db');
+    assert.equal(c.publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(c.platformServiceName, 'opencity');
+    assert.equal(c.onlineWindowMs, 24 * 3600 * 1000);
+    assert.equal(c.siteQuota, 100000);
+  });
+
+  it('builds PUBLIC_URL from HOST and PORT and strips a trailing slash', () => {
+    assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl, 'http://0.0.0.0:9000');
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://city.example.org/' }).publicUrl, 'https://city.example.org');
+  });
+
+  for (const [name, value] of [
+    ['PORT', 'eighty'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['ONLINE_WINDOW', '24 hours'],
+    ['SITE_QUOTA', '-1'], ['PUBLIC_URL', 'ftp://x'], ['LOG_LEVEL', 'loud'], ['OPENCITY_ADMIN_SECRET', 'short'],
+  ] as const) {
+    it(`refuses ${name}=${value} with a message naming it`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.message.includes(name));
+    });
+  }
+
+  it('wants AUTH_ISSUER and AUTH_JWKS_URL together', () => {
+    assert.throws(() => loadConfig({ AUTH_ISSUER: 'https://kc.example.org/realms/x' }), ConfigError);
+  });
+
+  it('parses durations', () => {
+    assert.equal(parseDuration('90m'), 90 * 60_000);
+    assert.equal(parseDuration('3600s'), 3_600_000);
+    assert.equal(parseDuration('2d'), 2 * 86_400_000);
+  });
+});
