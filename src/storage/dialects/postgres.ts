@@ -21,9 +21,13 @@ export function openPostgres(url: string, poolSize = 10): PostgresHandles {
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 30_000,
+    // A connection that hangs (network gone, no reset) must not hold a request forever.
+    query_timeout: 35_000,
   });
-  // A dropped connection must not crash the process; the next query reconnects.
+  // A dropped connection must not crash the process: its pending query fails
+  // (and is answered 503), the pool discards it, and the next query reconnects.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { write: db, read: db, adapter: postgresAdapter, pool };
 }
