@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { registerBearerAuth } from './http/auth.js';
+import { handleClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerObservability } from './http/observability.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -62,6 +63,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 2048 },
     requestTimeout: 30_000,
+    clientErrorHandler: handleClientError,
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
     genReqId: (req) => {
