@@ -20,12 +20,15 @@ export const ERRORS = {
   INTERNAL: { status: 500, kind: 'InternalServerError', message: 'Internal server error' },
   STORE_UNAVAILABLE: { status: 503, kind: 'ServiceUnavailable', message: 'The store is unreachable, retry later' },
   TIMEOUT: { status: 408, kind: 'RequestTimeout', message: 'The request took too long to arrive' },
+  HEADERS_TOO_LARGE: { status: 431, kind: 'RequestHeaderFieldsTooLarge', message: 'The request headers exceed 16 KiB' },
 
   // identity provider (RFC 6749 §5.2 error codes)
   INVALID_CLIENT: { status: 401, kind: 'invalid_client', message: 'Invalid client credentials' },
   INVALID_GRANT: { status: 400, kind: 'invalid_grant', message: 'Invalid grant' },
   UNSUPPORTED_GRANT_TYPE: { status: 400, kind: 'unsupported_grant_type', message: 'Unsupported grant type' },
   INVALID_REQUEST: { status: 400, kind: 'invalid_request', message: 'Invalid request' },
+  UNAUTHORIZED_CLIENT: { status: 400, kind: 'unauthorized_client', message: 'The client may not use this grant type' },
+  INVALID_TOKEN: { status: 401, kind: 'invalid_token', message: 'The access token is not valid' },
 
   // federation (spec part A; texts follow the original platform)
   ASSET_NOT_FOUND: { status: 404, kind: 'NotFound', message: 'The requested entity has not been found. Check type and id' },
