@@ -51,8 +51,8 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2);
   await keys.load();
   const verifier = config.authIssuer && config.authJwksUrl
-    ? externalVerifier(config.authIssuer, config.authJwksUrl, clock)
-    : embeddedVerifier(keys, issuer, clock);
+    ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
+    : embeddedVerifier(keys, issuer, clock, config.authAudience);
   const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer } };
   const generatedAdminSecret = await ensureBootstrapClients(store, clock, config.publicUrl, config.adminSecret);
 

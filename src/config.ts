@@ -11,6 +11,8 @@ export const EnvSchema = Type.Object({
   OPENCITY_ADMIN_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   AUTH_ISSUER: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  TOKEN_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   ONLINE_WINDOW: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   SITE_QUOTA: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
@@ -26,6 +28,10 @@ export interface Config {
   readonly adminSecret: string | undefined;
   readonly authIssuer: string | undefined;
   readonly authJwksUrl: string | undefined;
+  /** When set, bearer tokens must name it in `aud`. */
+  readonly authAudience: string | undefined;
+  /** Token requests per minute per client (and address), login attempts per minute per address; 0: no limit. */
+  readonly tokenRateLimit: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
   readonly logLevel: string;
@@ -71,6 +77,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminSecret: e.OPENCITY_ADMIN_SECRET,
     authIssuer: e.AUTH_ISSUER,
     authJwksUrl: e.AUTH_JWKS_URL,
+    authAudience: e.AUTH_AUDIENCE,
+    tokenRateLimit: Number(e.TOKEN_RATE_LIMIT ?? '1200'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     logLevel: e.LOG_LEVEL ?? 'info',
@@ -84,6 +92,7 @@ function describe(name: string): string {
     case 'PUBLIC_URL': return 'expected an absolute http(s) URL';
     case 'ONLINE_WINDOW': return 'expected a duration such as 24h, 90m or 3600s';
     case 'SITE_QUOTA': return 'expected a non-negative integer';
+    case 'TOKEN_RATE_LIMIT': return 'expected a non-negative integer (requests per minute; 0 turns the limit off)';
     case 'OPENCITY_ADMIN_SECRET': return 'expected at least 16 characters';
     case 'LOG_LEVEL': return 'expected one of fatal, error, warn, info, debug, trace, silent';
     default: return 'not a valid value';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { serve } from '../main.js';
+import { demoCommands } from './commands/demo.js';
 import { identityCommands } from './commands/identity.js';
 import { clientCommands, userCommands } from './commands/principals.js';
 import { siteCommands } from './commands/sites.js';
@@ -23,6 +24,7 @@ siteCommands(program);
 clientCommands(program);
 userCommands(program);
 identityCommands(program);
+demoCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,20 @@
 /** Role rules of the permissions model (DESIGN.md, "Permissions"). */
 
+import { notFound, unprocessable } from './errors.js';
+
 export const ROLE_NAME = /^[a-zA-Z][a-zA-Z0-9_-]*(:[a-zA-Z0-9_-]+)?$/;
+
+/** Role names are identifiers, not text: longer ones are refused like malformed ones. */
+export const ROLE_NAME_MAX_LENGTH = 255;
+
+/**
+ * Experiment ids as the platform knows them (UUIDs, object ids): they also appear
+ * as a segment of experimenters' asset URNs, so no `:` and no spaces.
+ */
+export const EXPERIMENT_ID = /^[A-Za-z0-9_.~-]{1,128}$/;
+
+/** Global roles that only mean something within one experiment: assigning one needs its id. */
+const NEEDS_EXPERIMENT = new Set(['participant']);
 
 /** Global roles that stand for other roles (composites, as in Keycloak). */
 const COMPOSITES: Record<string, string[]> = {
@@ -56,4 +70,40 @@ export function roleClaims(assigned: readonly string[]): TokenRoleClaims {
     }
   }
   return { realmRoles, resourceAccess };
+}
+
+export function requiresExperiment(role: string): boolean {
+  return NEEDS_EXPERIMENT.has(canonicalRole(role));
+}
+
+/** A role as the permissions interface names it: canonical name, optionally scoped to an experiment. */
+export interface RoleRef {
+  role: string;
+  experiment: string | null;
+}
+
+export const ROLE_FORMAT_MESSAGE = 'The requested role does not adhere to the required format.';
+export const EXPERIMENT_REQUIRED_MESSAGE = 'An Experiment ID is required for the given role, but was not supplied.';
+
+/** The canonical name of a role named in a request; a malformed name is 404 (the spec's "role name not valid"). */
+export function parseRoleName(name: string): string {
+  if (name.length > ROLE_NAME_MAX_LENGTH || !ROLE_NAME.test(name)) throw notFound(ROLE_FORMAT_MESSAGE);
+  return canonicalRole(name);
+}
+
+/**
+ * The experiment an assignment is scoped to (null: none). An empty value counts as
+ * absent. Only global roles can be scoped: a tool's permissions are the tool's business.
+ */
+export function parseExperiment(role: string, experiment: string | undefined | null): string | null {
+  const given = experiment === undefined || experiment === null || experiment === '' ? null : experiment;
+  if (given === null) {
+    if (requiresExperiment(role)) throw unprocessable(EXPERIMENT_REQUIRED_MESSAGE);
+    return null;
+  }
+  if (isToolRole(role)) throw unprocessable(`The tool permission ${role} cannot be restricted to an experiment.`);
+  if (!EXPERIMENT_ID.test(given)) {
+    throw unprocessable('The experiment id is not valid: 1 to 128 letters, digits, "_", ".", "~" or "-".');
+  }
+  return given;
 }

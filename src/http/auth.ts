@@ -1,12 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';
 import type { Caller } from '../identity/caller.js';
-import { looksLikeJwt, type TokenVerifier } from '../identity/verifier.js';
+import type { TokenVerifier } from '../identity/verifier.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The verified caller, or undefined when no token was sent (optional auth). */
     caller: Caller | undefined;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `false` on routes that read the Authorization header themselves (the
+     * identity provider's own endpoints: HTTP Basic client authentication, its
+     * userinfo, which trusts only the embedded issuer).
+     */
+    bearerAuth?: boolean;
   }
 }
 
@@ -22,13 +30,12 @@ export function registerBearerAuth(app: FastifyInstance, verifier: TokenVerifier
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
+    if (request.routeOptions.config?.bearerAuth === false) return;
     // Other schemes (HTTP Basic on the token endpoint) are not ours to judge here.
     if (header === undefined || !/^bearer\b/i.test(header)) return;
     const match = BEARER.exec(header);
     if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <token>"');
-    const token = match[1] as string;
-    if (!looksLikeJwt(token)) throw unauthorized('Invalid token (malformed)');
-    request.caller = await verifier.verify(token);
+    request.caller = await verifier.verify(match[1] as string);
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import { findClient, setClientSecretDigest } from '../storage/repositories/principals.js';
+import { findClient, getRedirectUris, setClientSecretDigest, setRedirectUris } from '../storage/repositories/principals.js';
 import type { Store } from '../storage/store.js';
 import { registerClient } from './clients.js';
 import { secretDigest } from './secrets.js';
@@ -28,10 +28,15 @@ export async function ensureBootstrapClients(store: Store, clock: Clock, publicU
     if (creds && !adminSecret) generated = creds.secret;
   }
   if (adminSecret) await setClientSecretDigest(store, ADMIN_CLIENT_ID, secretDigest(adminSecret));
+  const home = `${publicUrl}/`;
   if (!(await findClient(store, OBSERVATORY_CLIENT_ID))) {
     await registerClient(store, clock, {
-      clientId: OBSERVATORY_CLIENT_ID, name: 'OpenCity observatory', isPublic: true, redirectUris: [`${publicUrl}/`],
+      clientId: OBSERVATORY_CLIENT_ID, name: 'OpenCity observatory', isPublic: true, redirectUris: [home],
     }).catch(() => undefined);
+  } else {
+    // The page signs in from wherever PUBLIC_URL now says it is served; earlier addresses stay allowed.
+    const uris = await getRedirectUris(store, OBSERVATORY_CLIENT_ID);
+    if (!uris.includes(home)) await setRedirectUris(store, OBSERVATORY_CLIENT_ID, [...uris, home]);
   }
   return generated;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Clock } from '../domain/clock.js';
 import { addSigningKey, listSigningKeys, pruneSigningKeys, type SigningKeyRecord } from '../storage/repositories/keys.js';
@@ -6,26 +6,49 @@ import type { Store } from '../storage/store.js';
 
 export const SIGNING_ALG = 'ES256';
 
-type KeyObject = Awaited<ReturnType<typeof importJWK>>;
+/** How often a process looks in the store for keys another process (or `opencity keys rotate`) made. */
+const RELOAD_EVERY_MS = 60_000;
+
+type PublicKey = Awaited<ReturnType<typeof importJWK>>;
 
 interface LoadedKey {
   record: SigningKeyRecord;
-  publicKey: KeyObject;
+  /** For jose's verification. */
+  publicKey: PublicKey;
+  /** For signing with node:crypto (see jws.ts). */
+  privateKey: KeyObject;
+  publicJwk: JWK;
+}
+
+export interface SigningKey {
+  kid: string;
+  alg: string;
   privateKey: KeyObject;
 }
 
 /**
  * The signing keys, kept in the store so that restarts and several server
  * processes sign and verify with the same keys. The newest key signs; retired
- * ones still verify until every token they signed has expired.
+ * ones still verify until every token they signed has expired, then rotation
+ * prunes them.
  */
 export class KeyRing {
   private keys = new Map<string, LoadedKey>();
   private currentKid: string | undefined;
+  private loading: Promise<void> | undefined;
+  private loadedAt = 0;
 
   constructor(private readonly store: Store, private readonly clock: Clock, private readonly maxTokenLifetimeMs: number) {}
 
-  async load(): Promise<void> {
+  /** Reads the keys from the store (making the first one if there is none). Concurrent calls share one read. */
+  load(): Promise<void> {
+    this.loading ??= this.loadNow().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async loadNow(): Promise<void> {
     let records = await listSigningKeys(this.store);
     if (records.length === 0) {
       await this.generate().catch(() => undefined); // another process may have made one first
@@ -34,17 +57,24 @@ export class KeyRing {
     const next = new Map<string, LoadedKey>();
     for (const record of records) {
       const existing = this.keys.get(record.kid);
-      next.set(record.kid, existing ? { ...existing, record } : {
+      if (existing) {
+        next.set(record.kid, { ...existing, record });
+        continue;
+      }
+      const publicJwk = JSON.parse(record.publicJwk) as JWK;
+      next.set(record.kid, {
         record,
-        publicKey: await importJWK(JSON.parse(record.publicJwk) as JWK, record.alg),
-        privateKey: await importJWK(JSON.parse(record.privateJwk) as JWK, record.alg),
+        publicJwk,
+        publicKey: await importJWK(publicJwk, record.alg),
+        privateKey: createPrivateKey({ key: JSON.parse(record.privateJwk) as JsonWebKey, format: 'jwk' }),
       });
     }
     this.keys = next;
     this.currentKid = records.find((r) => r.retiredAt === null)?.kid ?? records[0]?.kid;
+    this.loadedAt = performance.now();
   }
 
-  /** Makes a new signing key; the previous one keeps verifying. */
+  /** Makes a new signing key; the previous one keeps verifying until its tokens expire. */
   async rotate(): Promise<string> {
     const kid = await this.generate();
     await pruneSigningKeys(this.store, this.clock.now() - this.maxTokenLifetimeMs);
@@ -61,19 +91,44 @@ export class KeyRing {
     return kid;
   }
 
-  current(): { kid: string; alg: string; privateKey: KeyObject } {
+  /**
+   * Picks up keys rotated elsewhere now and then, in the background: signing
+   * never waits for the store. Until then this process signs with the key it
+   * has, which stays valid (rotation keeps retired keys long enough).
+   */
+  private refreshInBackground(): void {
+    if (this.loading === undefined && performance.now() - this.loadedAt > RELOAD_EVERY_MS) void this.load().catch(() => undefined);
+  }
+
+  current(): SigningKey {
+    this.refreshInBackground();
     const key = this.currentKid ? this.keys.get(this.currentKid) : undefined;
     if (!key) throw new Error('no signing key loaded');
     return { kid: key.record.kid, alg: key.record.alg, privateKey: key.privateKey };
   }
 
-  /** The public key of `kid`; reloads once from the store when another process rotated. */
-  async publicKey(kid: string): Promise<KeyObject | undefined> {
+  /** The public key of `kid`; reads the store once more when the key is unknown (another process rotated). */
+  async publicKey(kid: string): Promise<{ key: PublicKey; alg: string } | undefined> {
     if (!this.keys.has(kid)) await this.load();
-    return this.keys.get(kid)?.publicKey;
+    const found = this.keys.get(kid);
+    return found && { key: found.publicKey, alg: found.record.alg };
   }
 
+  /** Reads the store again when the keys in memory are older than `maxAgeMs` (the JWKS must not lag a rotation). */
+  async fresh(maxAgeMs: number): Promise<void> {
+    if (performance.now() - this.loadedAt > maxAgeMs) await this.load();
+  }
+
+  /** The JSON Web Key Set: every key that may still have signed a valid token. */
   jwks(): { keys: JWK[] } {
-    return { keys: [...this.keys.values()].map((k) => JSON.parse(k.record.publicJwk) as JWK) };
+    this.refreshInBackground();
+    return { keys: [...this.keys.values()].map((k) => k.publicJwk) };
+  }
+
+  /** For `opencity keys list`. */
+  describe(): Array<{ kid: string; alg: string; createdAt: number; retiredAt: number | null; current: boolean }> {
+    return [...this.keys.values()].map((k) => ({
+      kid: k.record.kid, alg: k.record.alg, createdAt: k.record.createdAt, retiredAt: k.record.retiredAt, current: k.record.kid === this.currentKid,
+    }));
   }
 }

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { Clock } from '../domain/clock.js';
-import { roleClaims } from '../domain/roles.js';
-import { listRoles, type UserRecord } from '../storage/repositories/principals.js';
+import { accessTokenClaims, idTokenClaims } from '../domain/token-claims.js';
+import { listRoles, type RoleAssignment, type UserRecord } from '../storage/repositories/principals.js';
 import type { Store } from '../storage/store.js';
+import { signCompact } from './jws.js';
 import type { KeyRing } from './key-ring.js';
 
+/** Access tokens live five minutes, as Keycloak's do by default. */
 export const ACCESS_TOKEN_TTL_S = 300;
+/** ID tokens live as long as the access token they come with. */
+export const ID_TOKEN_TTL_S = ACCESS_TOKEN_TTL_S;
 
 export interface TokenIssuer {
   store: Store;
@@ -23,7 +26,8 @@ export interface AccessTokenRequest {
   serviceAccountOf?: string;
   scope: string;
   sessionId?: string;
-  nonce?: string;
+  /** The user's roles when the caller has just read them; otherwise they are read now. */
+  roles?: RoleAssignment[];
 }
 
 export interface IssuedToken {
@@ -34,41 +38,39 @@ export interface IssuedToken {
 
 /** Builds the Keycloak-compatible claims; roles are read now, at issue time. */
 export async function buildClaims(ctx: TokenIssuer, req: AccessTokenRequest): Promise<Record<string, unknown>> {
-  const assignments = await listRoles(ctx.store, req.user.id);
-  const { realmRoles, resourceAccess } = roleClaims(assignments.filter((a) => a.experiment === null).map((a) => a.role));
-  const experimentRoles = assignments.filter((a) => a.experiment !== null).map((a) => ({ role: a.role, experiment: a.experiment }));
-  for (const r of experimentRoles) if (!realmRoles.includes(r.role)) realmRoles.push(r.role);
-  const claims: Record<string, unknown> = {
-    typ: 'Bearer',
-    azp: req.clientId,
-    scope: req.scope,
-    preferred_username: req.user.username,
-    realm_access: { roles: realmRoles },
-    resource_access: resourceAccess,
-  };
-  if (req.serviceAccountOf) claims.clientId = req.serviceAccountOf;
-  if (req.user.email) claims.email = req.user.email;
-  if (experimentRoles.length > 0) claims.experiment_roles = experimentRoles;
-  if (req.sessionId) claims.sid = req.sessionId;
-  return claims;
+  const assignments = req.roles ?? (await listRoles(ctx.store, req.user.id));
+  return accessTokenClaims({
+    user: req.user, assignments, clientId: req.clientId, serviceAccountOf: req.serviceAccountOf, scope: req.scope, sessionId: req.sessionId,
+  });
 }
 
-export async function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, subject: string, audience: string | string[], ttlSeconds: number): Promise<string> {
+/** Signs `claims` with the current key, adding the registered claims (iss, sub, aud, iat, exp, jti). */
+export function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, subject: string, audience: string | string[], ttlSeconds: number): string {
   const key = ctx.keys.current();
   const iat = Math.floor(ctx.clock.now() / 1000);
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-    .setIssuer(ctx.issuer)
-    .setSubject(subject)
-    .setAudience(audience)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + ttlSeconds)
-    .setJti(randomUUID())
-    .sign(key.privateKey);
+  const payload = { ...claims, iss: ctx.issuer, sub: subject, aud: audience, iat, exp: iat + ttlSeconds, jti: randomUUID() };
+  return signCompact({ alg: key.alg, kid: key.kid, typ: 'JWT' }, payload, key.privateKey);
 }
 
 export async function issueAccessToken(ctx: TokenIssuer, req: AccessTokenRequest): Promise<IssuedToken> {
   const claims = await buildClaims(ctx, req);
-  const accessToken = await signToken(ctx, claims, req.user.id, ['account', req.clientId], ACCESS_TOKEN_TTL_S);
+  // `account` as Keycloak puts it, and the client itself so that a resource server can check it.
+  const audience = req.clientId === 'account' ? 'account' : ['account', req.clientId];
+  const accessToken = signToken(ctx, claims, req.user.id, audience, ACCESS_TOKEN_TTL_S);
   return { accessToken, expiresIn: ACCESS_TOKEN_TTL_S, claims };
+}
+
+export interface IdTokenRequest {
+  user: UserRecord;
+  clientId: string;
+  sessionId: string;
+  /** When the person signed in, epoch ms. */
+  authTime: number;
+  nonce?: string | undefined;
+}
+
+/** An OpenID Connect ID token for the client (scope `openid`). */
+export function issueIdToken(ctx: TokenIssuer, req: IdTokenRequest): string {
+  const claims = idTokenClaims({ user: req.user, clientId: req.clientId, sessionId: req.sessionId, authTime: Math.floor(req.authTime / 1000), nonce: req.nonce });
+  return signToken(ctx, claims, req.user.id, req.clientId, ID_TOKEN_TTL_S);
 }

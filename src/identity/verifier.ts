@@ -5,12 +5,20 @@ import { callerFromClaims, type Caller } from './caller.js';
 import type { KeyRing } from './key-ring.js';
 
 export interface TokenVerifier {
+  /** The caller a bearer token stands for; throws a 401 AppError for anything else. */
   verify(token: string): Promise<Caller>;
 }
 
-interface VerifierOptions {
+/**
+ * Only asymmetric algorithms: `none` is never accepted, and neither is HS256,
+ * which would let anyone holding the (public) verification key forge tokens.
+ */
+export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
+
+export interface VerifierOptions {
   issuer: string;
-  audience?: string;
+  /** When set, the token's `aud` must contain it. */
+  audience?: string | undefined;
   clock: Clock;
   /** Verified tokens kept; the oldest go first. */
   cacheSize?: number;
@@ -25,7 +33,7 @@ export class CachingVerifier implements TokenVerifier {
   private readonly cacheSize: number;
 
   constructor(private readonly getKey: JWTVerifyGetKey, private readonly options: VerifierOptions) {
-    this.cacheSize = options.cacheSize ?? 50_000;
+    this.cacheSize = options.cacheSize ?? 20_000;
   }
 
   async verify(token: string): Promise<Caller> {
@@ -46,18 +54,24 @@ export class CachingVerifier implements TokenVerifier {
   }
 
   private async verifyUncached(token: string, now: number): Promise<Caller> {
+    // A cheap structural check before any cryptography (and before a key lookup that may read the store).
+    if (!looksLikeJwt(token)) throw unauthorized('Invalid token (malformed)');
+    let payload: Record<string, unknown>;
     try {
-      const { payload } = await jwtVerify(token, this.getKey, {
+      ({ payload } = await jwtVerify(token, this.getKey, {
         issuer: this.options.issuer,
         ...(this.options.audience ? { audience: this.options.audience } : {}),
-        algorithms: ['ES256', 'RS256', 'ES384', 'RS384', 'ES512', 'RS512', 'PS256', 'EdDSA'],
+        algorithms: ACCEPTED_ALGORITHMS,
         currentDate: new Date(now),
         requiredClaims: ['exp', 'sub'],
-      });
-      return callerFromClaims(payload as Record<string, unknown>);
+      }));
     } catch (error) {
       throw describeJoseError(error);
     }
+    // Keycloak marks its tokens: an ID token ("ID") or a refresh token ("Refresh")
+    // signed by the same realm must not pass for an access token.
+    if (payload.typ !== undefined && payload.typ !== 'Bearer') throw unauthorized(`Invalid token (a ${String(payload.typ)} token is not an access token)`);
+    return callerFromClaims(payload);
   }
 }
 
@@ -66,29 +80,39 @@ function describeJoseError(error: unknown): AppError {
   if (error instanceof errors.JWTClaimValidationFailed) return unauthorized(`Invalid token (${error.claim} claim check failed)`);
   if (error instanceof errors.JWSSignatureVerificationFailed) return unauthorized('Invalid token (invalid signature)');
   if (error instanceof errors.JOSEAlgNotAllowed) return unauthorized('Invalid token (algorithm not allowed)');
+  if (error instanceof errors.JOSENotSupported) return unauthorized('Invalid token (algorithm not allowed)');
   if (error instanceof errors.JWKSNoMatchingKey) return unauthorized('Invalid token (unknown signing key)');
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return unauthorized('Invalid token (the issuer\'s keys could not be fetched)');
   if (error instanceof errors.JOSEError) return unauthorized('Invalid token (malformed)');
   return unauthorized('Invalid token');
 }
 
-/** Trusts the embedded issuer: keys come from the store-backed key ring. */
-export function embeddedVerifier(keys: KeyRing, issuer: string, clock: Clock): TokenVerifier {
-  const getKey: JWTVerifyGetKey = async (header) => {
-    const key = header.kid ? await keys.publicKey(header.kid) : undefined;
-    if (!key) throw new errors.JWKSNoMatchingKey();
-    return key;
+/**
+ * Resolves the embedded issuer's keys by `kid` from the store-backed key ring;
+ * the token's `alg` must be the key's own (no algorithm substitution).
+ */
+export function keyResolver(keys: KeyRing): JWTVerifyGetKey {
+  return async (header) => {
+    const found = header.kid ? await keys.publicKey(header.kid) : undefined;
+    if (!found) throw new errors.JWKSNoMatchingKey();
+    if (found.alg !== header.alg) throw new errors.JOSEAlgNotAllowed('the token\'s alg is not its key\'s');
+    return found.key;
   };
-  return new CachingVerifier(getKey, { issuer, clock });
 }
 
-/** Trusts an external OIDC issuer (a Keycloak realm) through its JWKS. */
-export function externalVerifier(issuer: string, jwksUrl: string, clock: Clock): TokenVerifier {
-  return new CachingVerifier(createRemoteJWKSet(new URL(jwksUrl)), { issuer, clock });
+/** Trusts the embedded issuer: keys come from the store-backed key ring. */
+export function embeddedVerifier(keys: KeyRing, issuer: string, clock: Clock, audience?: string): TokenVerifier {
+  return new CachingVerifier(keyResolver(keys), { issuer, clock, audience });
+}
+
+/** Trusts an external OIDC issuer (a Keycloak realm) through its JWKS, fetched and cached by jose. */
+export function externalVerifier(issuer: string, jwksUrl: string, clock: Clock, audience?: string): TokenVerifier {
+  return new CachingVerifier(createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 }), { issuer, clock, audience });
 }
 
 /** Cheap structural check before any cryptography: three base64url parts with a JSON header. */
 export function looksLikeJwt(token: string): boolean {
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return false;
+  if (token.length > 16_384 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return false;
   try {
     decodeProtectedHeader(token);
     return true;

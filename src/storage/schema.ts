@@ -19,6 +19,7 @@ export interface Database {
   refresh_tokens: RefreshTokenTable;
   authorization_codes: AuthorizationCodeTable;
   asset_counts: AssetCountTable;
+  asset_activity: AssetActivityTable;
 }
 
 export interface SiteTable {
@@ -140,6 +141,10 @@ export interface RefreshTokenTable {
   expires_at: number;
   revoked_at: number | null;
   created_at: number;
+  /** The session ends then however often it is refreshed (null: no cap). */
+  session_expires_at: number | null;
+  /** When the person signed in, epoch ms (null for older rows). */
+  auth_time: number | null;
 }
 
 export interface AuthorizationCodeTable {
@@ -160,5 +165,19 @@ export interface AssetCountTable {
   service: string;
   provider: string;
   type: string;
+  assets: number;
+}
+
+/**
+ * Assets per (site, service, provider, type) and hourly bucket of their last
+ * reading: online/offline counts without scans (src/domain/activity.ts).
+ */
+export interface AssetActivityTable {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+  /** Epoch ms floored to the hour. */
+  hour: number;
   assets: number;
 }

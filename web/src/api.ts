@@ -24,6 +24,16 @@ export interface TokenSource {
   rejected(): void;
 }
 
+export interface GeoOptions {
+  city?: string;
+  /** `service:x,provider:y` */
+  filter?: string;
+  type?: string;
+  /** ISO instant: only assets updated since. */
+  updatedSince?: string;
+  per: number;
+}
+
 type Query = Record<string, string | number | boolean | undefined>;
 
 function queryString(query: Query): string {
@@ -49,7 +59,11 @@ function describe(status: number, body: unknown): string {
 export class Api {
   constructor(private readonly auth: TokenSource) {}
 
-  private async get<T>(path: string, signal?: AbortSignal, retried = false): Promise<T> {
+  private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>(path, signal)).body;
+  }
+
+  private async request<T>(path: string, signal?: AbortSignal, retried = false): Promise<{ body: T; headers: Headers }> {
     const token = retried ? null : await this.auth.token();
     const headers: Record<string, string> = { Accept: 'application/json, application/geojson' };
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -63,7 +77,7 @@ export class Api {
     if (res.status === 401 && token && !retried) {
       // An expired or revoked session: carry on as a visitor rather than failing.
       this.auth.rejected();
-      return this.get<T>(path, signal, true);
+      return this.request<T>(path, signal, true);
     }
     const text = await res.text();
     let body: unknown = undefined;
@@ -73,7 +87,7 @@ export class Api {
       if (res.ok) throw new ApiError(res.status, 'The platform sent an answer this page cannot read.');
     }
     if (!res.ok) throw new ApiError(res.status, describe(res.status, body));
-    return body as T;
+    return { body: body as T, headers: res.headers };
   }
 
   sites(): Promise<Site[]> {
@@ -92,10 +106,19 @@ export class Api {
     return this.get(`${DISCOVERY}/types`);
   }
 
-  /** Assets inside a closed ring of [lon, lat] pairs, grouped by asset type. */
-  geoSearch(ring: [number, number][], opts: { city?: string; per: number }, signal?: AbortSignal): Promise<AssetCollection[]> {
-    const q = queryString({ query: 'polygon', points: JSON.stringify(ring), city: opts.city, per: opts.per });
-    return this.get(`${DISCOVERY}/assets/geo/search${q}`, signal);
+  /**
+   * Assets inside a closed ring of [lon, lat] pairs, grouped by asset type, with the number of all
+   * matching assets when the platform tells it (X-Total-Count). `filter`, `type` and `lastUpdated`
+   * are the listing parameters of /assets, which the geo search honours too.
+   */
+  async geoSearch(ring: [number, number][], opts: GeoOptions, signal?: AbortSignal): Promise<{ collections: AssetCollection[]; total: number | null }> {
+    const q = queryString({
+      query: 'polygon', points: JSON.stringify(ring), city: opts.city, filter: opts.filter, type: opts.type,
+      lastUpdated: opts.updatedSince, per: opts.per,
+    });
+    const { body, headers } = await this.request<AssetCollection[]>(`${DISCOVERY}/assets/geo/search${q}`, signal);
+    const total = Number(headers.get('X-Total-Count') ?? NaN);
+    return { collections: Array.isArray(body) ? body : [], total: Number.isFinite(total) ? total : null };
   }
 
   /** Metadata search; several words are joined with `+`, each one encoded on its own. */

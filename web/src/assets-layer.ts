@@ -113,12 +113,14 @@ export class AssetsLayer {
     this.entries.clear();
   }
 
-  /** A ring around the asset whose panel is open. */
-  select(lat: number | null, lon: number | null): void {
+  /** A ring around the asset whose panel is open, with its own dot: it shows even when filtered out or clustered. */
+  select(lat: number | null, lon: number | null, type?: string): void {
     this.selection.clearLayers();
     if (lat === null || lon === null) return;
+    const ring = h('span', { class: 'selection-ring', 'data-testid': 'asset-selection' },
+      type ? h('span', { class: `asset-dot ${colourClass(type)}` }) : null);
     L.marker([lat, lon], {
-      icon: L.divIcon({ className: 'selection-icon', html: h('span', { class: 'selection-ring' }), iconSize: [34, 34] }),
+      icon: L.divIcon({ className: 'selection-icon', html: ring, iconSize: [40, 40] }),
       interactive: false,
       keyboard: false,
       zIndexOffset: 5000,

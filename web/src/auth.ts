@@ -21,7 +21,11 @@ interface Pending {
   returnTo: string;
 }
 
+/** Why the session changed: signed in, signed out by the person, or ended by the platform. */
+export type ChangeReason = 'signed-in' | 'signed-out' | 'expired';
+
 interface ProviderConfig {
+  issuer?: string;
   authorization_endpoint: string;
   token_endpoint: string;
 }
@@ -65,13 +69,13 @@ export class Auth implements TokenSource {
   private session: Session | null = readJson<Session>(SESSION_KEY);
   private config: ProviderConfig | null = null;
   private refreshing: Promise<string | null> | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(reason: ChangeReason) => void>();
 
   get username(): string | null {
     return this.session?.username ?? null;
   }
 
-  onChange(listener: () => void): void {
+  onChange(listener: (reason: ChangeReason) => void): void {
     this.listeners.add(listener);
   }
 
@@ -81,15 +85,16 @@ export class Auth implements TokenSource {
     if (!res.ok) throw new Error('The sign-in service is not available right now.');
     const doc = (await res.json()) as Partial<ProviderConfig>;
     if (!doc.authorization_endpoint || !doc.token_endpoint) throw new Error('The sign-in service is misconfigured.');
-    this.config = { authorization_endpoint: doc.authorization_endpoint, token_endpoint: doc.token_endpoint };
+    this.config = { issuer: doc.issuer, authorization_endpoint: doc.authorization_endpoint, token_endpoint: doc.token_endpoint };
     return this.config;
   }
 
-  private store(session: Session | null): void {
+  private store(session: Session | null, reason: ChangeReason): void {
+    const had = this.session !== null;
     this.session = session;
     if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
     else sessionStorage.removeItem(SESSION_KEY);
-    this.listeners.forEach((l) => l());
+    if (session || had) this.listeners.forEach((l) => l(reason));
   }
 
   private accept(body: Record<string, unknown>): Session {
@@ -153,12 +158,16 @@ export class Auth implements TokenSource {
     if (error) return error === 'access_denied' ? 'Sign-in was cancelled.' : 'Signing in did not succeed. Please try again.';
     if (!pending || params.get('state') !== pending.state) return 'That sign-in link has expired. Please sign in again.';
     try {
+      // RFC 9207: a code must come back from the provider it was asked of.
+      const { issuer } = await this.providerConfig();
+      const iss = params.get('iss');
+      if (iss && issuer && iss !== issuer) return 'Signing in did not succeed. Please try again.';
       this.store(await this.tokenRequest({
         grant_type: 'authorization_code',
         code: code ?? '',
         redirect_uri: redirectUri(),
         code_verifier: pending.verifier,
-      }));
+      }), 'signed-in');
       return null;
     } catch (err) {
       return err instanceof Error ? err.message : 'Signing in did not succeed. Please try again.';
@@ -166,11 +175,11 @@ export class Auth implements TokenSource {
   }
 
   signOut(): void {
-    this.store(null);
+    this.store(null, 'signed-out');
   }
 
   rejected(): void {
-    this.store(null);
+    this.store(null, 'expired');
   }
 
   async token(): Promise<string | null> {
@@ -178,12 +187,12 @@ export class Auth implements TokenSource {
     if (!session) return null;
     if (session.expiresAt - Date.now() > 15_000) return session.accessToken;
     if (!session.refreshToken) {
-      this.store(null);
+      this.store(null, 'expired');
       return null;
     }
     this.refreshing ??= this.tokenRequest({ grant_type: 'refresh_token', refresh_token: session.refreshToken })
-      .then((next) => { this.store(next); return next.accessToken; })
-      .catch(() => { this.store(null); return null; })
+      .then((next) => { this.session = next; sessionStorage.setItem(SESSION_KEY, JSON.stringify(next)); return next.accessToken; })
+      .catch(() => { this.store(null, 'expired'); return null; })
       .finally(() => { this.refreshing = null; });
     return this.refreshing;
   }

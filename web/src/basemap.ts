@@ -11,6 +11,13 @@ import landDetailUrl from 'world-atlas/land-10m.json?url';
  */
 
 const DETAIL_ZOOM = 7;
+/**
+ * Beyond this zoom even the 1:10m coastline is off by hundreds of metres, so land and sea stop being
+ * told apart by fill (a point on the shore would seem to float at sea) and the coast is only hinted at.
+ */
+const STREET_ZOOM = 11;
+const LAND = { color: '#c5d0dc', weight: 0.8, fillColor: '#f8fafc', fillOpacity: 1, dashArray: '' };
+const HINT = { color: '#a9bccf', weight: 1.2, fillColor: '#f8fafc', fillOpacity: 0, dashArray: '5 5' };
 
 async function topology(url: string): Promise<Topology> {
   const res = await fetch(url);
@@ -31,12 +38,14 @@ export function addBaseMap(map: L.Map, onError: (message: string) => void): void
 
   const sync = (): void => {
     const zoomedIn = map.getZoom() >= DETAIL_ZOOM;
+    const street = map.getZoom() >= STREET_ZOOM;
+    map.getContainer().classList.toggle('street-zoom', street);
     if (zoomedIn && !detail && !detailLoading) {
       detailLoading = true;
       topology(landDetailUrl)
         .then((topo) => {
           const land = feature(topo, topo.objects.land as GeometryCollection);
-          detail = L.geoJSON(land, { ...common, style: { color: '#c5d0dc', weight: 0.8, fillColor: '#f8fafc', fillOpacity: 1 } });
+          detail = L.geoJSON(land, { ...common, style: LAND });
           sync();
         })
         .catch(() => onError('The detailed coastline could not be loaded; a coarser one is shown.'))
@@ -47,6 +56,7 @@ export function addBaseMap(map: L.Map, onError: (message: string) => void): void
       coarse.setStyle({ fillOpacity: hidden ? 0 : 1, opacity: hidden ? 0 : 1 });
     }
     if (detail) {
+      detail.setStyle(street ? HINT : LAND);
       if (zoomedIn && !map.hasLayer(detail)) detail.addTo(map).bringToBack();
       if (!zoomedIn && map.hasLayer(detail)) detail.remove();
     }

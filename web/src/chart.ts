@@ -20,17 +20,18 @@ export class Chart {
     this.observer.observe(host);
   }
 
-  draw(series: Series, label: string, unit: string): void {
+  draw(series: Series, label: string, unit: string, boolean = false): void {
     this.plot?.destroy();
     const suffix = unit ? ` ${unit}` : '';
-    const showPoints = series.x.length <= 48;
+    const showPoints = !boolean && series.x.length <= 48;
+    const text = (v: number): string => (boolean ? (v >= 0.5 ? 'true' : 'false') : `${formatNumber(v)}${suffix}`);
     const opts: uPlot.Options = {
       width: Math.max(this.host.clientWidth, 240),
       height: HEIGHT,
       padding: [12, 12, 0, 4],
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
       legend: { show: true, live: true },
-      scales: { x: { time: true } },
+      scales: { x: { time: true }, ...(boolean ? { y: { range: [-0.1, 1.1] as [number, number] } } : {}) },
       series: [
         { label: 'Time', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })) },
         {
@@ -40,7 +41,8 @@ export class Chart {
           fill: 'rgba(37, 99, 235, 0.10)',
           spanGaps: false,
           points: { show: showPoints, size: 5, fill: ACCENT },
-          value: (_u, v) => (v == null ? '—' : `${formatNumber(v)}${suffix}`),
+          ...(boolean ? { paths: uPlot.paths.stepped?.({ align: 1 }) } : {}),
+          value: (_u, v) => (v == null ? '—' : text(v)),
         },
       ],
       axes: [
@@ -50,7 +52,8 @@ export class Chart {
           size: 56,
           grid: { stroke: '#e2e8f0', width: 1 },
           ticks: { stroke: '#cbd5e1', width: 1 },
-          values: (_u, splits) => splits.map((v) => formatNumber(v)),
+          ...(boolean ? { splits: () => [0, 1] } : {}),
+          values: (_u, splits) => splits.map((v) => (boolean ? (v === 1 ? 'true' : v === 0 ? 'false' : '') : formatNumber(v))),
           label: unit || undefined,
         },
       ],

@@ -41,11 +41,19 @@ export function typeLabel(type: string): string {
   return short.replace(/:/g, ' ');
 }
 
-/** The short name of an asset: the last URN segment. */
+/**
+ * The display name of an asset: its URN after site and service (`…:santander:environmental:fixed:462`
+ * → `Fixed 462`), as the original observatory showed it. A bare number from `context.name` says less
+ * than that, so it is only used when it is a real name.
+ */
 export function assetName(id: string, contextName?: string | null): string {
-  if (contextName && contextName !== 'null') return contextName;
   const parts = id.split(':');
-  return parts[parts.length - 1] || id;
+  // Experiment assets are `urn:oc:entity:experimenters:<experimenter>:<experiment>:<name>`.
+  const skip = parts[3] === 'experimenters' ? 6 : 5;
+  const tail = id.startsWith('urn:oc:entity:') && parts.length > skip ? parts.slice(skip) : [parts[parts.length - 1] || id];
+  const fromUrn = tail.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join(' ');
+  const named = nonEmpty(contextName);
+  return named && !/^\d+$/.test(named) && named !== tail[tail.length - 1] ? named : fromUrn;
 }
 
 export function nonEmpty(value: unknown): string | null {
@@ -61,6 +69,11 @@ export function formatNumber(n: number): string {
 export function formatValue(value: string): string {
   const n = Number(value);
   return value.trim() !== '' && Number.isFinite(n) ? formatNumber(n) : value;
+}
+
+/** `1 asset`, `2,364 assets`. */
+export function count(n: number, noun: string): string {
+  return `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 export function percent(part: number, whole: number): number {
@@ -84,6 +97,16 @@ export function unitSymbol(unit: string | null | undefined): string {
 
 export function isNumeric(value: string): boolean {
   return value.trim() !== '' && Number.isFinite(Number(value));
+}
+
+export function isBoolean(value: string): boolean {
+  return value === 'true' || value === 'false';
+}
+
+/** A reading as a number for charts: numbers as they are, booleans as 1 and 0, anything else null. */
+export function chartValue(value: string): number | null {
+  if (isBoolean(value)) return value === 'true' ? 1 : 0;
+  return isNumeric(value) ? Number(value) : null;
 }
 
 export function escapeHtml(s: string): string {

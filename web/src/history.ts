@@ -1,16 +1,32 @@
 import { type Api, ApiError, isAbort } from './api';
 import { Chart } from './chart';
 import { h } from './dom';
-import { RANGES, type RangeKey, loadSeries } from './series';
+import { formatNumber } from './format';
+import { RANGES, type RangeKey, type Series, loadSeries } from './series';
 
 /** The "History" section of the asset panel: attribute and range pickers over a chart. */
 
 export interface Chartable {
   name: string;
   unit: string;
+  /** true/false readings, charted as a step between 0 and 1. */
+  boolean: boolean;
 }
 
 let uid = 0;
+
+/** A sentence for screen readers, since the chart itself is a canvas. */
+function describeSeries(series: Series, attr: Chartable, range: string): string {
+  const values = series.y.filter((v): v is number => v !== null);
+  if (attr.boolean) {
+    const on = values.filter((v) => v === 1).length;
+    return `${attr.name}, ${range.toLowerCase()}: ${values.length} readings, true in ${Math.round((on / Math.max(values.length, 1)) * 100)}% of them, latest ${values[values.length - 1] === 1 ? 'true' : 'false'}.`;
+  }
+  const unit = attr.unit ? ` ${attr.unit}` : '';
+  const last = values[values.length - 1] ?? 0;
+  return `${attr.name}, ${range.toLowerCase()}: ${values.length} ${series.aggregated ? 'hourly means' : 'readings'}, `
+    + `lowest ${formatNumber(Math.min(...values))}${unit}, highest ${formatNumber(Math.max(...values))}${unit}, latest ${formatNumber(last)}${unit}.`;
+}
 
 export class HistoryView {
   readonly element: HTMLElement;
@@ -22,8 +38,11 @@ export class HistoryView {
   private attr: Chartable;
   private loading: AbortController | null = null;
 
-  constructor(private readonly api: Api, private readonly assetId: string, private readonly attrs: Chartable[]) {
+  /** `lastReading` (epoch ms) picks the first range: a quiet asset opens on a range that still shows its data. */
+  constructor(private readonly api: Api, private readonly assetId: string, private readonly attrs: Chartable[], lastReading: number | null) {
     this.attr = attrs[0]!;
+    const age = lastReading === null ? 0 : Date.now() - lastReading;
+    this.range = RANGES.find((r) => age <= r.hours * 3600_000)?.key ?? '30d';
     const id = `history-${++uid}`;
     this.attrSelect = h('select', { id: `${id}-attr`, 'data-testid': 'chart-attribute' },
       ...attrs.map((a) => h('option', { value: a.name }, a.name)));
@@ -41,7 +60,7 @@ export class HistoryView {
       ]));
 
     this.status = h('p', { class: 'chart-status', role: 'status' });
-    this.chartHost = h('div', { class: 'chart', 'data-testid': 'asset-chart', 'data-state': 'loading', 'data-points': 0 });
+    this.chartHost = h('div', { class: 'chart', role: 'img', 'aria-label': 'Chart loading', 'data-testid': 'asset-chart', 'data-state': 'loading', 'data-points': 0 });
     this.chart = new Chart(this.chartHost);
     this.element = h('section', { class: 'panel-section', 'aria-labelledby': `${id}-title` },
       h('h3', { id: `${id}-title` }, 'History'),
@@ -69,7 +88,7 @@ export class HistoryView {
     this.chartHost.setAttribute('aria-busy', 'true');
     this.status.textContent = 'Loading readings…';
     try {
-      const series = await loadSeries(this.api, this.assetId, this.attr.name, this.range, ctrl.signal);
+      const series = await loadSeries(this.api, this.assetId, this.attr.name, this.range, this.attr.boolean, ctrl.signal);
       if (ctrl.signal.aborted) return;
       const points = series.y.filter((v) => v !== null).length;
       this.chartHost.dataset.points = String(points);
@@ -79,8 +98,9 @@ export class HistoryView {
         this.status.textContent = 'No readings in this period.';
         return;
       }
-      this.chart.draw(series, this.attr.name, this.attr.unit);
+      this.chart.draw(series, this.attr.name, this.attr.unit, this.attr.boolean);
       this.chartHost.dataset.state = 'ready';
+      this.chartHost.setAttribute('aria-label', describeSeries(series, this.attr, RANGES.find((r) => r.key === this.range)?.label ?? ''));
       const what = series.aggregated ? `${points} hourly means` : `${points} readings`;
       this.status.textContent = series.truncated ? `${what}; the most recent ones are not shown.` : what;
     } catch (err) {

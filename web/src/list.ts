@@ -32,6 +32,11 @@ export function bindListKeys(ul: HTMLElement): void {
     ev.preventDefault();
     focusRow(all, next);
   });
+  // Whichever row gets focus (click, arrow, a closed panel handing it back) becomes the Tab stop.
+  ul.addEventListener('focusin', (ev) => {
+    const all = buttons(ul);
+    if (all.includes(ev.target as HTMLButtonElement)) all.forEach((b) => { b.tabIndex = b === ev.target ? 0 : -1; });
+  });
   // Focusing the list itself (skip link) hands focus to its active row.
   ul.addEventListener('focus', () => {
     const all = buttons(ul);

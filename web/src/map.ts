@@ -76,10 +76,29 @@ export class ObservatoryMap {
     else if (points[0]) this.map.setView(points[0], 6, { animate: false });
   }
 
-  flyTo(lat: number, lon: number, zoom: number): void {
+  /** Flies to a point; with `cover` (a panel over the map) the point lands in the middle of what stays visible. */
+  flyTo(lat: number, lon: number, zoom: number, cover: HTMLElement | null = null): void {
     const target = Math.max(zoom, this.map.getZoom());
-    if (matchMedia('(prefers-reduced-motion: reduce)').matches) this.map.setView([lat, lon], target);
-    else this.map.flyTo([lat, lon], target, { duration: 0.8 });
+    const { right, bottom } = this.covered(cover);
+    const centre = this.map.unproject(this.map.project([lat, lon], target).add([right / 2, bottom / 2]), target);
+    if (matchMedia('(prefers-reduced-motion: reduce)').matches) this.map.setView(centre, target);
+    else this.map.flyTo(centre, target, { duration: 0.8 });
+  }
+
+  /** How much of the map's right side or bottom an element lying over it hides. */
+  private covered(cover: HTMLElement | null): { right: number; bottom: number } {
+    if (!cover || cover.hidden) return { right: 0, bottom: 0 };
+    const map = this.map.getContainer().getBoundingClientRect();
+    const over = cover.getBoundingClientRect();
+    // A panel on the right covers the map's right edge; a bottom sheet covers its bottom.
+    const sideways = over.top - map.top < map.height / 3;
+    return sideways ? { right: Math.max(0, map.right - over.left), bottom: 0 } : { right: 0, bottom: Math.max(0, map.bottom - over.top) };
+  }
+
+  /** Pans just enough for a point to be seen beside `cover`, an element lying over the map (the asset panel). */
+  reveal(lat: number, lon: number, cover: HTMLElement | null): void {
+    const { right, bottom } = this.covered(cover);
+    this.map.panInside([lat, lon], { paddingTopLeft: [40, 40], paddingBottomRight: [right + 40, bottom + 40] });
   }
 
   /** Re-measures after the layout around the map changed (panels opening on small screens). */

@@ -1,13 +1,32 @@
 /**
- * One colour per asset type, given on first sight and kept for the whole visit (a city shows a few
- * types at once, so twelve colours rarely repeat on screen). Colours are CSS classes (`c0`…`c11`, see
+ * One colour per asset type, given on first sight and remembered by the browser, so a type keeps its
+ * colour from visit to visit (a city shows a few types at once, so twelve colours rarely repeat on
+ * screen, which a fixed hash of the name could not promise). Colours are CSS classes (`c0`…`c11`, see
  * styles.css) rather than inline styles, so the page runs under a strict Content-Security-Policy.
  */
 
 export const PALETTE_SIZE = 12;
-const hex = ['#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#db2777', '#ca8a04', '#4f46e5', '#65a30d', '#dc2626', '#0d9488', '#a16207'];
 
-const assigned = new Map<string, number>();
+const STORE_KEY = 'opencity.observatory.colours';
+
+function load(): Map<string, number> {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '[]') as [string, number][];
+    return new Map(saved.filter(([k, v]) => typeof k === 'string' && Number.isInteger(v)));
+  } catch {
+    return new Map();
+  }
+}
+
+const assigned = load();
+
+function save(): void {
+  try {
+    localStorage.setItem(STORE_KEY, JSON.stringify([...assigned]));
+  } catch {
+    // Storage may be full or disabled; colours then last for this visit only.
+  }
+}
 
 function key(type: string): string {
   return type.toLowerCase();
@@ -19,14 +38,11 @@ export function colourIndex(type: string): number {
   if (index === undefined) {
     index = assigned.size % PALETTE_SIZE;
     assigned.set(k, index);
+    save();
   }
   return index;
 }
 
 export function colourClass(type: string): string {
   return `c${colourIndex(type)}`;
-}
-
-export function colourHex(type: string): string {
-  return hex[colourIndex(type)]!;
 }

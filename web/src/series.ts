@@ -1,4 +1,5 @@
 import { type Api, ApiError } from './api';
+import { chartValue } from './format';
 
 /** Loads one attribute's history from the datasource, raw for a day, hourly averages beyond. */
 
@@ -30,8 +31,8 @@ async function raw(api: Api, assetId: string, attr: string, from: Date, to: Date
     const readings = await api.readings(assetId, attr, from, to, page * PAGE, signal);
     for (const r of readings) {
       const t = Date.parse(r.recvTime);
-      const v = Number(r.attrValue);
-      if (Number.isNaN(t) || r.attrValue === '' || !Number.isFinite(v)) continue;
+      const v = chartValue(r.attrValue);
+      if (Number.isNaN(t) || v === null) continue;
       x.push(t / 1000);
       y.push(v);
     }
@@ -50,10 +51,11 @@ async function hourly(api: Api, assetId: string, attr: string, from: Date, to: D
   return { x: rows.map((r) => r.t), y: rows.map((r) => r.v), aggregated: true, truncated: false };
 }
 
-export async function loadSeries(api: Api, assetId: string, attr: string, range: RangeKey, signal: AbortSignal, now = new Date()): Promise<Series> {
+/** Booleans are never averaged (the datasource aggregates numbers only): their changes are the point. */
+export async function loadSeries(api: Api, assetId: string, attr: string, range: RangeKey, boolean: boolean, signal: AbortSignal, now = new Date()): Promise<Series> {
   const hours = RANGES.find((r) => r.key === range)?.hours ?? 24;
   const from = new Date(now.getTime() - hours * 3600_000);
-  if (hours <= 24) return raw(api, assetId, attr, from, now, signal);
+  if (hours <= 24 || boolean) return raw(api, assetId, attr, from, now, signal);
   try {
     return await hourly(api, assetId, attr, from, now, signal);
   } catch (err) {

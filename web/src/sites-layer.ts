@@ -1,6 +1,6 @@
 import L from 'leaflet';
 import { h } from './dom';
-import { formatNumber, percent } from './format';
+import { count, percent } from './format';
 import { compactCount, onlineRing } from './ring';
 import type { Site } from './types';
 
@@ -15,11 +15,12 @@ export interface SiteView {
 }
 
 export function siteLabel(v: SiteView): string {
-  return `${v.site.context.name}: ${formatNumber(v.count)} assets, ${percent(v.online, v.count)}% online`;
+  if (v.count === 0) return `${v.site.context.name}: no assets yet`;
+  return `${v.site.context.name}: ${count(v.count, 'asset')}, ${percent(v.online, v.count)}% online`;
 }
 
 function pin(v: SiteView): HTMLElement {
-  return h('div', { class: `site-pin${v.dimmed ? ' dimmed' : ''}`, 'data-testid': 'site-marker', 'data-site': v.site.id },
+  return h('div', { class: `site-pin${v.dimmed ? ' dimmed' : ''}${v.count === 0 ? ' empty' : ''}`, 'data-testid': 'site-marker', 'data-site': v.site.id },
     onlineRing(v.count ? v.online / v.count : 0),
     h('span', { class: 'site-count' }, compactCount(v.count)),
     h('span', { class: 'site-name' }, v.site.context.name));

@@ -1,5 +1,116 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import {
+  AggregatesResponse, AssetParams, AssetReadingsQuery, AttributeParams, AttributeReadingsQuery, AttributesQuery,
+  AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
+} from '../../contracts/datasource.js';
+import { notFound } from '../../domain/errors.js';
+import { parseHistoryQuery, type RawQuery } from '../../domain/history-query.js';
+import { canSee } from '../../domain/visibility.js';
+import {
+  aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
+} from '../../storage/repositories/readings.js';
+import {
+  aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
+} from './render.js';
 
-/** The datasource interface (spec part datasource). */
-export async function datasourceInterface(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+const errors = {
+  400: { ...ErrorResponse, description: 'A query parameter is not valid; the description names it' },
+  404: { ...ErrorResponse, description: 'No such asset (or not visible to the caller), or no such attribute' },
+};
+
+const csvBody = { schema: { type: 'string', description: CSV_DESCRIPTION } };
+const withCsv = (json: object) => ({ content: { 'application/json': { schema: json }, 'text/csv': csvBody } });
+/** The bearer token is optional: it only widens what is visible. */
+const security: Array<Record<string, string[]>> = [{}, { bearer: [] }];
+
+/**
+ * The asset a history request is about: unknown, not visible to the caller
+ * (experiment assets), or of another type than the one asked for all look the
+ * same, so that a private asset's existence is not revealed.
+ */
+async function visibleAsset(ctx: AppContext, request: FastifyRequest, assetId: string, type: string | undefined): Promise<HistoryAsset> {
+  const asset = await findHistoryAsset(ctx.store, assetId);
+  if (!asset || !canSee(request.caller, asset) || (type !== undefined && type !== asset.type)) {
+    throw notFound(`The asset '${assetId}' has not been found`);
+  }
+  return asset;
+}
+
+function send(reply: FastifyReply, format: BodyFormat, body: string): FastifyReply {
+  return reply.header('content-type', format === 'csv' ? CSV_TYPE : JSON_TYPE).send(body);
+}
+
+/** The datasource interface (spec part D): the recorded history of assets, GET only, bearer optional. */
+export async function datasourceInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get<{ Params: { assetId: string }; Querystring: RawQuery }>('/:assetId/readings', {
+    schema: {
+      tags: ['datasource'],
+      summary: 'Readings of every attribute of an asset',
+      description: 'Oldest first; from/to (both, inclusive), limit/offset or lastN. ' + CSV_DESCRIPTION,
+      params: AssetParams,
+      querystring: AssetReadingsQuery,
+      security,
+      response: { 200: withCsv(ReadingsResponse), ...errors },
+    },
+  }, async (request, reply) => {
+    const query = parseHistoryQuery(request.query, 'asset');
+    const asset = await visibleAsset(ctx, request, request.params.assetId, request.query.type);
+    const readings = await findReadings(ctx.store, { assetSeq: asset.seq, attrName: undefined, range: query.range }, query.selection);
+    const format = negotiateFormat(request.headers.accept);
+    return send(reply, format, readingsBody(readings, format));
+  });
+
+  app.get<{ Params: { assetId: string; attr: string }; Querystring: RawQuery }>('/:assetId/:attr/readings', {
+    schema: {
+      tags: ['datasource'],
+      summary: 'Readings of one attribute of an asset, its values only, or aggregates',
+      description: 'Oldest first. values=true gives a bare array of values; aggrMethod with aggrPeriod gives '
+        + '{"aggregates":[{start,count,value}]} over the numeric values. ' + CSV_DESCRIPTION,
+      params: AttributeParams,
+      querystring: AttributeReadingsQuery,
+      security,
+      response: {
+        200: {
+          description: 'Readings; with values=true a bare array of values; with aggrMethod the aggregates',
+          content: {
+            'application/json': { schema: { anyOf: [ReadingsResponse, ValuesResponse, AggregatesResponse] } },
+            'text/csv': csvBody,
+          },
+        },
+        ...errors,
+      },
+    },
+  }, async (request, reply) => {
+    const query = parseHistoryQuery(request.query, 'attribute');
+    const { assetId, attr } = request.params;
+    const asset = await visibleAsset(ctx, request, assetId, request.query.type);
+    if (!(await isRecordedAttribute(ctx.store, asset.seq, attr))) {
+      throw notFound(`The attribute '${attr}' is not recorded for the asset '${assetId}'`);
+    }
+    const filter = { assetSeq: asset.seq, attrName: attr, range: query.range };
+    const format = negotiateFormat(request.headers.accept);
+    if (query.kind === 'aggregates') {
+      const buckets = await aggregateReadings(ctx.store, filter, query.aggregation, query.page);
+      return send(reply, format, aggregatesBody(buckets, format));
+    }
+    const readings = await findReadings(ctx.store, filter, query.selection);
+    return send(reply, format, query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format));
+  });
+
+  app.get<{ Params: { assetId: string }; Querystring: { type?: string } }>('/:assetId/attributes', {
+    schema: {
+      tags: ['datasource'],
+      summary: 'Names of the attributes recorded for an asset',
+      params: AssetParams,
+      querystring: AttributesQuery,
+      security,
+      response: { 200: AttributesResponse, 404: errors[404] },
+    },
+  }, async (request, reply) => {
+    const asset = await visibleAsset(ctx, request, request.params.assetId, request.query.type);
+    const names = await listRecordedAttributes(ctx.store, asset.seq);
+    const format = negotiateFormat(request.headers.accept);
+    return send(reply, format, attributesBody(names, format));
+  });
+}

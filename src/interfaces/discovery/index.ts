@@ -1,5 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { assetRoutes } from './assets.js';
+import type { DiscoveryDeps } from './deps.js';
+import { geoRoutes } from './geo.js';
+import { SiteCatalog } from './site-catalog.js';
+import { summaryRoutes } from './summaries.js';
+import { typeRoutes } from './types.js';
+import { Links } from './views.js';
 
-/** The discovery interface (spec part discovery). */
-export async function discoveryInterface(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+/**
+ * The discovery interface (spec part C) at /discovery/v0: read-only
+ * exploration of assets, sites, services, providers and types. GET only; a
+ * bearer token is optional and only widens what is visible (experiment assets).
+ */
+export async function discoveryInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const deps: DiscoveryDeps = {
+    ctx,
+    sites: new SiteCatalog(ctx.store, ctx.clock),
+    links: new Links(`${ctx.config.publicUrl}${app.prefix}`),
+  };
+  assetRoutes(app, deps);
+  geoRoutes(app, deps);
+  summaryRoutes(app, deps);
+  typeRoutes(app, deps);
+}

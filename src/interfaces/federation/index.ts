@@ -1,5 +1,63 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
+import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
+import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
 
-/** The federation interface (spec part federation). */
-export async function federationInterface(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+const JSON_TYPE = 'application/json';
+
+/**
+ * The federation interface (spec part A), NGSI v2 as Orion speaks it, at
+ * /federation/v2. Routes only: checks in ./request.ts and src/domain, writes in
+ * src/services/federation.ts.
+ */
+export async function federationInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.addSchema(FederationError);
+  // The schemas document the interface; the checks run in the handlers, in the
+  // order the spec gives and with their own descriptions.
+  app.setValidatorCompiler(() => () => true);
+  // Bodies arrive as text whatever their Content-Type: the handler judges the
+  // type (415) only after the caller and the headers, as the original did.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  const service = ctx.config.platformServiceName;
+
+  app.post('/entities', { schema: createSchema }, async (request, reply) => {
+    const site = await siteOfRequest(request, ctx);
+    checkPlatformService(request, service, true);
+    checkOptions(request, []);
+    const created = await createAsset(ctx, site, readJsonBody(request));
+    return reply.code(201).header('location', created.location).send();
+  });
+
+  app.post<{ Params: { assetId: string } }>('/entities/:assetId/attrs', { schema: updateSchema }, async (request, reply) => {
+    const site = await siteOfRequest(request, ctx);
+    checkPlatformService(request, service, true);
+    checkOptions(request, []);
+    const body = readJsonBody(request);
+    await updateAsset(ctx, site, request.params.assetId, body, { type: typeQuery(request) });
+    return reply.code(204).send();
+  });
+
+  app.delete<{ Params: { assetId: string } }>('/entities/:assetId', { schema: deleteSchema }, async (request, reply) => {
+    const site = await siteOfRequest(request, ctx);
+    checkPlatformService(request, service, false);
+    await deleteAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { assetId: string } }>('/entities/:assetId', { schema: getSchema }, async (request, reply) => {
+    const site = await siteOfRequest(request, ctx);
+    checkPlatformService(request, service, false);
+    const keyValues = checkOptions(request, ['keyValues']).has('keyValues');
+    const asset = await getAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
+    const attrs = JSON.parse(asset.attrs) as Record<string, { value: unknown }>;
+    const entity: Record<string, unknown> = Object.create(null);
+    entity.id = asset.id;
+    entity.type = asset.type;
+    for (const name of Object.keys(attrs)) entity[name] = keyValues ? attrs[name]?.value : attrs[name];
+    // A Buffer keeps the media type exactly application/json, as NGSI clients expect.
+    return reply.code(200).header('content-type', JSON_TYPE).send(Buffer.from(JSON.stringify(entity)));
+  });
+}

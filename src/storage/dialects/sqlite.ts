@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+import { withStatementCache } from './statement-cache.js';
 
 function openFile(file: string): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -30,8 +31,8 @@ export interface SqliteHandles {
  */
 export function openSqlite(file: string): SqliteHandles {
   const writeConn = openFile(file);
-  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: writeConn }) });
-  const read = file === ':memory:' ? write : new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file) }) });
+  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writeConn) }) });
+  const read = file === ':memory:' ? write : new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file)) }) });
   return { write, read, adapter: sqliteAdapter };
 }
 

@@ -1,5 +1,10 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
+import { identitySessions } from './0100-identity-sessions.js';
+import { assetActivity } from './0200-asset-activity.js';
+import { permissionsLookups } from './0300-permissions.js';
+import { seedDictionaries } from './0400-seed-dictionaries.js';
+import { readingsHistoryIndex } from './0500-readings-history-index.js';
 
 export interface StoreMigration {
   name: string;
@@ -7,7 +12,7 @@ export interface StoreMigration {
 }
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex];
 
 export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
   return {

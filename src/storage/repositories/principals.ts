@@ -1,3 +1,4 @@
+import { sql, type CompiledQuery } from 'kysely';
 import type { Store } from '../store.js';
 import type { Executor } from '../dialects/adapter.js';
 
@@ -137,4 +138,122 @@ export async function grantRole(store: Store, userId: string, role: RoleAssignme
 export async function revokeRole(store: Store, userId: string, role: RoleAssignment): Promise<void> {
   await store.writes.run((trx) => trx.deleteFrom('role_assignments')
     .where('user_id', '=', userId).where('role', '=', role.role).where('experiment', '=', role.experiment ?? '').execute());
+}
+
+// ---- permissions interface -------------------------------------------------
+
+/** PostgreSQL text cannot hold NUL: a key containing one names nothing, on either store. */
+const matchesNothing = (key: string): boolean => key.includes('\u0000');
+
+type UserRoleRow = { role: string | null; experiment: string | null };
+
+/**
+ * The hot read of the permissions interface, compiled once per store: building
+ * the query on every request cost as much as running it.
+ */
+const userRolesQueries = new WeakMap<Store, CompiledQuery<UserRoleRow>>();
+
+function userRolesQuery(store: Store): CompiledQuery<UserRoleRow> {
+  let query = userRolesQueries.get(store);
+  if (!query) {
+    query = store.read.selectFrom('users')
+      .leftJoin('role_assignments', 'role_assignments.user_id', 'users.id')
+      .select(['role_assignments.role as role', 'role_assignments.experiment as experiment'])
+      .where('users.id', '=', '')
+      .compile();
+    userRolesQueries.set(store, query);
+  }
+  return query;
+}
+
+/**
+ * A user's direct role assignments, or undefined when there is no such user:
+ * one indexed query (the users key joined to the assignments' key prefix).
+ */
+export async function findUserRoles(store: Store, userId: string): Promise<RoleAssignment[] | undefined> {
+  if (matchesNothing(userId)) return undefined;
+  const query: CompiledQuery<UserRoleRow> = { ...userRolesQuery(store), parameters: [userId] };
+  const { rows } = await store.read.executeQuery(query);
+  if (rows.length === 0) return undefined;
+  const out: RoleAssignment[] = [];
+  for (const r of rows) if (r.role !== null) out.push({ role: r.role, experiment: r.experiment ? r.experiment : null });
+  return out;
+}
+
+export type GrantOutcome = 'granted' | 'unchanged' | 'no-user';
+
+/** Assigns a role when the user exists; assigning it again changes nothing. One write job. */
+export async function grantRoleToUser(store: Store, userId: string, role: RoleAssignment, now: number): Promise<GrantOutcome> {
+  if (matchesNothing(userId)) return 'no-user';
+  return store.writes.run(async (trx) => {
+    const user = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+    if (!user) return 'no-user';
+    const result = await trx.insertInto('role_assignments')
+      .values({ user_id: userId, role: role.role, experiment: role.experiment ?? '', created_at: now })
+      .onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0 ? 'granted' : 'unchanged';
+  });
+}
+
+export type RevokeOutcome = 'revoked' | 'absent' | 'no-user';
+
+/** Removes a role assignment when the user exists. One write job. */
+export async function revokeRoleFromUser(store: Store, userId: string, role: RoleAssignment): Promise<RevokeOutcome> {
+  if (matchesNothing(userId)) return 'no-user';
+  return store.writes.run(async (trx) => {
+    const user = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+    if (!user) return 'no-user';
+    const result = await trx.deleteFrom('role_assignments')
+      .where('user_id', '=', userId).where('role', '=', role.role).where('experiment', '=', role.experiment ?? '')
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0 ? 'revoked' : 'absent';
+  });
+}
+
+/** People (not service accounts) whose address is this one, ignoring case; sorted by name. */
+export async function findPeopleByEmail(store: Store, email: string): Promise<UserRecord[]> {
+  if (matchesNothing(email)) return [];
+  const rows = await store.read.selectFrom('users').selectAll()
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('service_account_of', 'is', null)
+    .orderBy('username').orderBy('id')
+    .execute();
+  return rows.map(toUser);
+}
+
+/** A client's redirect URIs in their order, or undefined when there is no such client (one query). */
+export async function findClientRedirectUris(store: Store, clientId: string): Promise<string[] | undefined> {
+  if (matchesNothing(clientId)) return undefined;
+  const rows = await store.read.selectFrom('clients')
+    .leftJoin('client_redirect_uris', 'client_redirect_uris.client_id', 'clients.id')
+    .select(['client_redirect_uris.uri as uri'])
+    .where('clients.id', '=', clientId)
+    .orderBy('client_redirect_uris.position')
+    .execute();
+  if (rows.length === 0) return undefined;
+  return rows.flatMap((r) => (r.uri === null ? [] : [r.uri]));
+}
+
+/** Replaces all of a client's redirect URIs in one write job; false when there is no such client. */
+export async function replaceClientRedirectUris(store: Store, clientId: string, uris: string[]): Promise<boolean> {
+  if (matchesNothing(clientId)) return false;
+  return store.writes.run(async (trx) => {
+    const client = await trx.selectFrom('clients').select('id').where('id', '=', clientId).executeTakeFirst();
+    if (!client) return false;
+    await replaceRedirects(trx, clientId, uris);
+    return true;
+  });
+}
+
+/** Is the id of a new client (or of its service-account user) already taken? */
+export async function clientIdTaken(store: Store, clientId: string): Promise<boolean> {
+  const client = await store.read.selectFrom('clients').select('id').where('id', '=', clientId).executeTakeFirst();
+  if (client) return true;
+  const user = await store.read.selectFrom('users').select('id').where('username', '=', `service-account-${clientId}`.toLowerCase()).executeTakeFirst();
+  return user !== undefined;
+}
+
+/** Did a write fail because a key is taken (a concurrent creation of the same id)? */
+export function isDuplicateKey(store: Store, error: unknown): boolean {
+  return store.adapter.isUniqueViolation(error);
 }

@@ -1,0 +1,269 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { StoreKind } from '../lib/databases.js';
+import { ensureDataset, type DatasetSize } from '../lib/datasets.js';
+import { planAsset, STEP_MS, type DatasetInfo } from '../lib/generate.js';
+import { load, type RequestSpec } from '../lib/load.js';
+import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
+import { startServer } from '../lib/server.js';
+import type { LoadResult, ResultRow, Scenario } from '../types.js';
+
+/**
+ * The datasource read path (issue: datasource interface), on a generated city of
+ * 1,000 assets and 10,000,000 readings, SQLite and PostgreSQL:
+ * - one attribute, 1,000 and 100 readings of a time range, 32 connections, against
+ *   a bare node:http server answering a body of the same size;
+ * - the same 1,000-reading request one at a time, its p50 as a ratio to the raw
+ *   range query (better-sqlite3 / pg, in this process) measured in the same run;
+ * - an hourly average over 7 days, one request at a time (p50 < 5 ms).
+ */
+
+const SIZE: DatasetSize = { assets: 1000, readings: 10_000_000 };
+const CONNECTIONS = 32;
+/** Asset and attribute pairs the load cycles through. */
+const TARGETS = 200;
+/** Bounds of every one-at-a-time measurement. */
+const PROBE_MAX_REQUESTS = 3000;
+const PROBE_MAX_MS = 10_000;
+
+interface Target {
+  id: string;
+  attr: string;
+}
+
+/** Public assets (experiment assets need a token) with a numeric attribute, spread over the data set. */
+function targetsOf(info: DatasetInfo): Target[] {
+  const out: Target[] = [];
+  for (let i = 0; out.length < TARGETS && i < info.assets * 4; i++) {
+    const plan = planAsset((i * 397) % info.assets, info.seed);
+    if (plan.site.id === 'experimenters') continue;
+    const numeric = plan.signals.find((s) => typeof s.value(plan.seed, info.end, plan.longitude) === 'number');
+    if (numeric) out.push({ id: plan.id, attr: numeric.name });
+  }
+  return out;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The newest `count` steps of history (and a little more: readings arrive up to 1.5 s late). */
+function window(info: DatasetInfo, count: number): { from: number; to: number } {
+  return { from: info.end - (count + 1) * STEP_MS, to: info.end + STEP_MS };
+}
+
+const rangePath = (t: Target, w: { from: number; to: number }, extra: string) =>
+  `/datasource/${t.id}/${t.attr}/readings?from=${iso(w.from)}&to=${iso(w.to)}${extra}`;
+
+interface Latencies {
+  result: LoadResult;
+  /** Milliseconds, ascending. */
+  sorted: number[];
+}
+
+function summarize(samples: number[], errors = 0): Latencies {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return {
+    sorted,
+    result: { rps: mean > 0 ? Math.round(1000 / mean) : 0, p50Ms: round(at(0.5)), p90Ms: round(at(0.9)), p99Ms: round(at(0.99)), requests: sorted.length, errors },
+  };
+}
+
+/** Times `run` one call at a time, bounded in count and time, after a short warm-up. */
+async function probe(run: (i: number) => Promise<boolean> | boolean): Promise<Latencies> {
+  for (let i = 0; i < 100; i++) await run(i);
+  const samples: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  for (let i = 0; i < PROBE_MAX_REQUESTS && performance.now() - started < PROBE_MAX_MS; i++) {
+    const t = performance.now();
+    const ok = await run(i);
+    samples.push(performance.now() - t);
+    if (!ok) errors++;
+  }
+  return summarize(samples, errors);
+}
+
+/** One GET over a kept-alive loopback connection; true on a 200. */
+function getter(base: string): { get(path: string): Promise<boolean>; close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(base);
+  return {
+    get: (path) => new Promise<boolean>((resolve, reject) => {
+      const req = http.get({ host: url.hostname, port: url.port, path, agent }, (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve(res.statusCode === 200));
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error(`timeout: ${path}`)));
+      req.on('error', reject);
+    }),
+    close: () => agent.destroy(),
+  };
+}
+
+interface RawQuery {
+  /** The same range query our store runs for one attribute, straight on the driver. */
+  range(seq: number, attr: string, from: number, to: number, limit: number): Promise<number> | number;
+  seqOf(id: string): Promise<number> | number;
+  close(): Promise<void> | void;
+}
+
+const RANGE_SQL = 'select recv_time, attr_type, attr_value from readings where asset_seq = $1 and attr_name = $2 and recv_time >= $3 and recv_time <= $4 order by recv_time, seq limit $5';
+
+function rawSqlite(databaseUrl: string): RawQuery {
+  const db = new SQLite(databaseUrl.slice('sqlite:'.length), { readonly: true });
+  const range = db.prepare(RANGE_SQL.replace(/\$\d/g, '?'));
+  const seq = db.prepare('select seq from assets where id = ?').pluck();
+  return {
+    range: (s, attr, from, to, limit) => range.all(s, attr, from, to, limit).length,
+    seqOf: (id) => Number(seq.get(id)),
+    close: () => {
+      db.close();
+    },
+  };
+}
+
+async function rawPostgres(databaseUrl: string): Promise<RawQuery> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  return {
+    range: async (s, attr, from, to, limit) => (await client.query({ name: 'range', text: RANGE_SQL, values: [s, attr, from, to, limit] })).rowCount ?? 0,
+    seqOf: async (id) => Number((await client.query('select seq from assets where id = $1', [id])).rows[0]?.seq),
+    close: () => client.end(),
+  };
+}
+
+interface StoreFigures {
+  range1000: LoadResult;
+  range100: LoadResult;
+  bare1000: LoadResult;
+  bare100: LoadResult;
+  latency1000: Latencies;
+  raw1000: Latencies;
+  hourly: Latencies;
+}
+
+async function measureStore(store: StoreKind): Promise<StoreFigures> {
+  const info = await ensureDataset(store, SIZE);
+  if (info.updatesPerAsset < 1000) throw new Error(`the data set has ${info.updatesPerAsset} updates per asset, fewer than the 1,000 readings a request needs`);
+  const targets = targetsOf(info);
+  const w1000 = window(info, 1000);
+  const w100 = window(info, 100);
+  const week = { from: info.end - 7 * 86_400_000, to: info.end + STEP_MS };
+  const paths1000 = targets.map((t) => rangePath(t, w1000, ''));
+  const paths100 = targets.map((t) => rangePath(t, w100, '&limit=100'));
+  const pathsHourly = targets.map((t) => rangePath(t, week, '&aggrMethod=avg&aggrPeriod=hour'));
+  const requests = (paths: string[]): RequestSpec[] => paths.map((path) => ({ path }));
+
+  const server = await startServer({ store, dataset: SIZE });
+  const client = getter(server.url);
+  try {
+    // The responses really hold what the figures claim.
+    const sample = await fetch(`${server.url}${paths1000[0]}`);
+    const sampleBody = await sample.text();
+    const count = (JSON.parse(sampleBody) as { readings: unknown[] }).readings.length;
+    if (sample.status !== 200 || count !== 1000) throw new Error(`expected 1,000 readings, got ${sample.status} with ${count}`);
+    const sample100 = await (await fetch(`${server.url}${paths100[0]}`)).text();
+
+    const range1000 = await load({ url: server.url, requests: requests(paths1000), connections: CONNECTIONS });
+    const range100 = await load({ url: server.url, requests: requests(paths100), connections: CONNECTIONS });
+    const bare1000 = await bare(sampleBody, paths1000);
+    const bare100 = await bare(sample100, paths100);
+
+    const latency1000 = await probe((i) => client.get(paths1000[i % paths1000.length] as string));
+    const hourly = await probe((i) => client.get(pathsHourly[i % pathsHourly.length] as string));
+
+    const raw = store === 'sqlite' ? rawSqlite(server.databaseUrl) : await rawPostgres(server.databaseUrl);
+    let raw1000: Latencies;
+    try {
+      const seqs: number[] = [];
+      for (const t of targets) seqs.push(await raw.seqOf(t.id));
+      raw1000 = await probe(async (i) => {
+        const k = i % targets.length;
+        return (await raw.range(seqs[k] as number, (targets[k] as Target).attr, w1000.from, w1000.to, 1000)) === 1000;
+      });
+    } finally {
+      await raw.close();
+    }
+    return { range1000, range100, bare1000, bare100, latency1000, raw1000, hourly };
+  } finally {
+    client.close();
+    await server.close();
+  }
+}
+
+/**
+ * The HTTP ceiling: a bare node:http server answering the same body (read from
+ * a file: a 150 KB body does not fit in an environment variable).
+ */
+const BARE_FILE_SERVER = `
+const http = require('node:http');
+const body = require('node:fs').readFileSync(process.env.BARE_BODY_FILE);
+const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length };
+http.createServer((req, res) => {
+  if (req.url === '/__ready') { res.writeHead(200); res.end(); return; }
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, headers); res.end(body); });
+}).listen(Number(process.env.BARE_PORT), '127.0.0.1');
+`;
+
+async function bare(body: string, paths: string[]): Promise<LoadResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opencity-bare-'));
+  const file = path.join(dir, 'body.json');
+  fs.writeFileSync(file, body);
+  const port = await freePort();
+  const child = spawnChild(process.execPath, ['-e', BARE_FILE_SERVER], { PATH: process.env.PATH, BARE_PORT: String(port), BARE_BODY_FILE: file });
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntilAnswering(`${url}/__ready`, child, { timeoutMs: 10_000 });
+    return await load({ url, requests: paths.map((p) => ({ path: p })), connections: CONNECTIONS });
+  } finally {
+    await child.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function rows(label: string, f: StoreFigures): ResultRow[] {
+  const p50Ratio = f.raw1000.result.p50Ms > 0 ? f.latency1000.result.p50Ms / f.raw1000.result.p50Ms : 0;
+  return [
+    {
+      name: `1,000 readings of one attribute, ${label} (${CONNECTIONS} conns)`,
+      result: f.range1000, baselineName: 'bare node:http, same body', baseline: f.bare1000,
+      goal: '>= 1,500/s', met: f.range1000.rps >= 1500 && f.range1000.errors === 0,
+    },
+    {
+      name: `100 readings of one attribute, ${label} (${CONNECTIONS} conns)`,
+      result: f.range100, baselineName: 'bare node:http, same body', baseline: f.bare100,
+      goal: '>= 5,000/s', met: f.range100.rps >= 5000 && f.range100.errors === 0,
+    },
+    {
+      name: `1,000 readings, one request at a time, ${label}`,
+      result: f.latency1000.result, baselineName: `raw range query (${label === 'SQLite' ? 'better-sqlite3' : 'pg'}, in process)`, baseline: f.raw1000.result,
+      goal: `p50 reported: ${p50Ratio.toFixed(1)}x the raw query`, met: f.latency1000.result.errors === 0 && f.raw1000.result.errors === 0,
+    },
+    {
+      name: `hourly average over 7 days, one request at a time, ${label}`,
+      result: f.hourly.result, baselineName: 'raw range query, 1,000 readings', baseline: f.raw1000.result,
+      goal: 'p50 < 5 ms', met: f.hourly.result.p50Ms < 5 && f.hourly.result.errors === 0,
+    },
+  ];
+}
+
+const datasource: Scenario = {
+  name: 'datasource',
+  description: 'Datasource reads on 1,000 assets and 10,000,000 readings (SQLite and PostgreSQL): time ranges of one attribute '
+    + 'under 32 connections against bare node:http with the same body; one request at a time against the raw range query '
+    + 'measured in the same run (rps of one-at-a-time rows = 1 / mean latency); hourly averages over 7 days.',
+  async run(): Promise<ResultRow[]> {
+    const sqlite = await measureStore('sqlite');
+    const postgres = await measureStore('postgres');
+    return [...rows('SQLite', sqlite), ...rows('PostgreSQL', postgres)];
+  },
+};
+
+export default datasource;

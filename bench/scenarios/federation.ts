@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bareBaseline } from '../lib/baseline.js';
+import type { StoreKind } from '../lib/databases.js';
+import { load, type RequestSpec } from '../lib/load.js';
+import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
+import { REPO_ROOT, startServer, type BenchServer } from '../lib/server.js';
+import type { LoadResult, ResultRow, Scenario } from '../types.js';
+
+/**
+ * The federation write path (issue: federation interface). Attribute updates
+ * with three attributes and creates, 64 connections, on SQLite and PostgreSQL,
+ * against two baselines measured in the same run: a bare node:http server
+ * answering the same status, and the raw floor of DESIGN.md "The write path"
+ * (bare node:http + raw better-sqlite3 doing the same writes, group-committed).
+ */
+
+const CONNECTIONS = 64;
+/** Assets the update load cycles through. */
+const SEEDED = 1000;
+const SITE = 'santander';
+const PREFIX = `urn:oc:entity:${SITE}:environment:bench:fixed:`;
+const TYPE = 'urn:oc:entityType:iotdevice';
+const TIME_INSTANT = { type: 'urn:oc:attributeType:ISO8601', value: '2017-07-25T13:35:00.000Z' };
+
+const updateBody = (i: number): string => JSON.stringify({
+  TimeInstant: TIME_INSTANT,
+  'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: (15 + (i % 100) / 10).toFixed(2), metadata: {} },
+  relativeHumidity: { type: 'urn:oc:attributeType:relativeHumidity', value: 40 + (i % 50), metadata: {} },
+  batteryLevel: { type: 'urn:oc:attributeType:batteryLevel', value: '88.00', metadata: {} },
+});
+
+const createBody = (id: string, i: number): string => JSON.stringify({
+  id,
+  type: TYPE,
+  TimeInstant: TIME_INSTANT,
+  'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: '14.20', metadata: {} },
+  relativeHumidity: { type: 'urn:oc:attributeType:relativeHumidity', value: 40 + (i % 50), metadata: {} },
+  location: { type: 'geo:point', value: `${(43.46 + (i % 1000) / 100_000).toFixed(5)}, ${(-3.81 + (i % 997) / 100_000).toFixed(5)}`, metadata: {} },
+});
+
+const updatePath = (id: string): string => `/federation/v2/entities/${id}/attrs`;
+
+function writeHeaders(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'platform-service': 'opencity' };
+}
+
+const updateRequests = (i: number): RequestSpec => ({ method: 'POST', path: updatePath(`${PREFIX}${i % SEEDED}`), body: updateBody(i) });
+/** Ids never used before: the counter keeps running between warm-up and measurement. */
+const createRequests = (run: string) => (i: number): RequestSpec => ({ method: 'POST', path: '/federation/v2/entities', body: createBody(`urn:oc:entity:${SITE}:environment:bench:${run}:${i}`, i) });
+
+/** Creates the assets the update load cycles through, a few requests at a time. */
+async function seed(server: BenchServer, headers: Record<string, string>): Promise<void> {
+  const parallel = 16;
+  for (let start = 0; start < SEEDED; start += parallel) {
+    await Promise.all(Array.from({ length: Math.min(parallel, SEEDED - start) }, async (_, k) => {
+      const i = start + k;
+      const res = await fetch(`${server.url}/federation/v2/entities`, { method: 'POST', headers, body: createBody(`${PREFIX}${i}`, i) });
+      if (res.status !== 201) throw new Error(`seeding ${PREFIX}${i}: ${res.status} ${await res.text()}`);
+    }));
+  }
+}
+
+interface StoreFigures {
+  update: LoadResult;
+  create: LoadResult;
+}
+
+async function measureStore(store: StoreKind): Promise<StoreFigures> {
+  const server = await startServer({ store });
+  try {
+    const token = await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000_000 });
+    const headers = writeHeaders(token);
+    await seed(server, headers);
+    const update = await load({ url: server.url, method: 'POST', headers, requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
+    const create = await load({ url: server.url, method: 'POST', headers, requests: createRequests(store), connections: CONNECTIONS, expectStatus: 201 });
+    return { update, create };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The raw floor: node:http reads the body, parses it, and the same writes as an
+ * update (read the asset, merge its attributes, write it back, one reading per
+ * attribute) go to better-sqlite3 (WAL, synchronous=NORMAL), committed together
+ * for the requests of one event-loop turn, each answered once its batch committed.
+ */
+const RAW_FLOOR_SERVER = `
+const http = require('node:http');
+const Database = require('better-sqlite3');
+const db = new Database(process.env.FLOOR_DB);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec('create table assets (seq integer primary key, id text not null unique, attrs text not null, recorded_at integer not null, last_reading_at integer not null);'
+  + 'create table readings (seq integer primary key, asset_seq integer not null, attr_name text not null, recv_time integer not null, attr_type text not null, attr_value text not null);'
+  + 'create index readings_asset_attr_time on readings (asset_seq, attr_name, recv_time);');
+const insert = db.prepare('insert into assets (id, attrs, recorded_at, last_reading_at) values (?, ?, 0, 0)');
+db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, '{}'); })();
+const find = db.prepare('select seq, attrs from assets where id = ?');
+const update = db.prepare('update assets set attrs = ?, recorded_at = ?, last_reading_at = ? where seq = ?');
+const reading = db.prepare('insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (?, ?, ?, ?, ?)');
+const PATH_START = '/federation/v2/entities/'.length;
+let pending = [];
+const commit = db.transaction((batch) => {
+  const now = Date.now();
+  for (const job of batch) {
+    const row = find.get(job.id);
+    if (!row) { job.status = 404; continue; }
+    const attrs = Object.assign(JSON.parse(row.attrs), job.body);
+    update.run(JSON.stringify(attrs), Date.parse(job.body.TimeInstant.value), now, row.seq);
+    for (const name of Object.keys(job.body)) {
+      const a = job.body[name];
+      reading.run(row.seq, name, now, a.type, typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
+    }
+    job.status = 204;
+  }
+});
+function flush() {
+  const batch = pending;
+  pending = [];
+  commit(batch);
+  for (const job of batch) { job.res.writeHead(job.status); job.res.end(); }
+}
+http.createServer((req, res) => {
+  if (req.url === '/__ready') { res.writeHead(200); res.end(); return; }
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const id = decodeURIComponent(req.url.slice(PATH_START, req.url.length - '/attrs'.length));
+    pending.push({ id, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), res, status: 500 });
+    if (pending.length === 1) setImmediate(flush);
+  });
+}).listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
+`;
+
+async function rawFloor(): Promise<LoadResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opencity-floor-'));
+  const port = await freePort();
+  const child = spawnChild(process.execPath, ['-e', RAW_FLOOR_SERVER], {
+    PATH: process.env.PATH,
+    FLOOR_DB: path.join(dir, 'floor.db'),
+    FLOOR_PORT: String(port),
+    FLOOR_ASSETS: String(SEEDED),
+    FLOOR_PREFIX: PREFIX,
+  }, REPO_ROOT);
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntilAnswering(`${url}/__ready`, child, { timeoutMs: 20_000 });
+    return await load({ url, method: 'POST', headers: writeHeaders('x'), requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
+  } finally {
+    await child.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const federation: Scenario = {
+  name: 'federation',
+  description: 'Federation writes (update with 3 attributes, create), 64 connections, SQLite and PostgreSQL, against bare node:http and the raw SQLite floor.',
+  async run(): Promise<ResultRow[]> {
+    const sqlite = await measureStore('sqlite');
+    const postgres = await measureStore('postgres');
+    const floor = await rawFloor();
+    const sample = updateRequests(1);
+    const bare204 = await bareBaseline({ status: 204, body: '', method: 'POST', path: sample.path, headers: writeHeaders('x'), requests: updateRequests, connections: CONNECTIONS });
+    const bare201 = await bareBaseline({ status: 201, body: '', method: 'POST', path: '/federation/v2/entities', headers: writeHeaders('x'), requests: createRequests('bare'), connections: CONNECTIONS });
+
+    const fast = (r: LoadResult, rps: number) => r.rps >= rps && r.p99Ms < 25 && r.errors === 0;
+    return [
+      { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'bare node:http 204', baseline: bare204, goal: '>= 10,000/s, p99 < 25 ms', met: fast(sqlite.update, 10_000) },
+      { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'raw floor: node:http + SQLite, group commit', baseline: floor, goal: 'ratio >= 0.8', met: sqlite.update.rps >= 0.8 * floor.rps && sqlite.update.errors === 0 },
+      { name: `create, SQLite (${CONNECTIONS} conns)`, result: sqlite.create, baselineName: 'bare node:http 201', baseline: bare201, goal: '>= 8,000/s', met: sqlite.create.rps >= 8000 && sqlite.create.errors === 0 },
+      { name: `update, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.update, baselineName: 'bare node:http 204', baseline: bare204, goal: 'reported; no errors', met: postgres.update.errors === 0 },
+      { name: `create, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.create, baselineName: 'bare node:http 201', baseline: bare201, goal: 'reported; no errors', met: postgres.create.errors === 0 },
+    ];
+  },
+};
+
+export default federation;

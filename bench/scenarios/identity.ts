@@ -1,0 +1,156 @@
+import { startBareServer } from '../lib/baseline.js';
+import { measurePair } from '../lib/compare.js';
+import { createBenchDatabase, type StoreKind } from '../lib/databases.js';
+import { load } from '../lib/load.js';
+import { startServer } from '../lib/server.js';
+import { clientCredentials, requestToken } from '../lib/tokens.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { registerClient } from '../../src/identity/clients.js';
+import { KeyRing } from '../../src/identity/key-ring.js';
+import { ACCESS_TOKEN_TTL_S, issueAccessToken } from '../../src/identity/tokens.js';
+import { embeddedVerifier } from '../../src/identity/verifier.js';
+import { findClient, findUserById } from '../../src/storage/repositories/principals.js';
+import { Store } from '../../src/storage/store.js';
+import type { LoadResult, ResultRow, Scenario } from '../types.js';
+
+/**
+ * The identity provider (issue: identity provider):
+ * - client_credentials grants per second, on SQLite and PostgreSQL, against a
+ *   bare node:http server answering a token-sized JSON to the same POST
+ *   (goal: at least 2,000/s; a Keycloak node publishes about 120/s per core);
+ * - what verifying a cached bearer token adds to a request: GET /health with
+ *   a token against /health without one on the same server, and the verifier's
+ *   cache hit alone, in process (goal: under 20 µs).
+ */
+
+const CONNECTIONS = 32;
+const CLIENT = 'bench-identity-tool';
+const ROLES = ['experimenter', `${CLIENT}:reader`, 'accounts-permissions:readGlobalRoles'];
+/** The limiter runs (its cost is part of the figure) but never trips. */
+const SERVER_ENV = { TOKEN_RATE_LIMIT: '1000000000' };
+const TOKEN_FORM = 'grant_type=client_credentials';
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+async function grants(store: StoreKind): Promise<ResultRow> {
+  const server = await startServer({ store, env: SERVER_ENV });
+  let sample = '';
+  let measured;
+  try {
+    const creds = await clientCredentials(server.databaseUrl, CLIENT, ROLES);
+    const token = await requestToken(server.url, creds.clientId, creds.secret);
+    sample = JSON.stringify({ access_token: token, expires_in: 300, refresh_expires_in: 0, token_type: 'Bearer', 'not-before-policy': 0, scope: 'profile email' });
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(creds.clientId, creds.secret) };
+    const bare = await startBareServer({ status: 200, body: sample, contentType: 'application/json' });
+    try {
+      measured = await measurePair(
+        () => load({ url: `${server.url}/auth/realms/opencity/protocol/openid-connect/token`, method: 'POST', headers, body: TOKEN_FORM, connections: CONNECTIONS }),
+        () => load({ url: `${bare.url}/auth/realms/opencity/protocol/openid-connect/token`, method: 'POST', headers, body: TOKEN_FORM, connections: CONNECTIONS }),
+      );
+    } finally {
+      await bare.close();
+    }
+  } finally {
+    await server.close();
+  }
+  return {
+    name: `client_credentials grants, ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (${CONNECTIONS} conns, HTTP Basic, 3 roles)`,
+    result: measured.result,
+    baselineName: `bare node:http, same POST, ${sample.length}-byte JSON`,
+    baseline: measured.baseline,
+    goal: '>= 2,000/s, no errors',
+    met: measured.result.rps >= 2000 && measured.result.errors === 0,
+  };
+}
+
+/** Microseconds a request costs, from a one-process server's throughput. */
+const usPerRequest = (r: LoadResult): number => (r.rps > 0 ? 1e6 / r.rps : Infinity);
+
+async function cachedTokenOverHttp(): Promise<ResultRow> {
+  const server = await startServer({ store: 'sqlite', env: SERVER_ENV });
+  let measured;
+  try {
+    const token = await server.clientToken(CLIENT, ROLES);
+    const check = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${token}` } });
+    if (check.status !== 200) throw new Error(`/health refused the token: ${check.status}`);
+    measured = await measurePair(
+      () => load({ url: `${server.url}/health`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS }),
+      () => load({ url: `${server.url}/health`, connections: CONNECTIONS }),
+    );
+  } finally {
+    await server.close();
+  }
+  const addedUs = usPerRequest(measured.result) - usPerRequest(measured.baseline);
+  return {
+    name: `GET /health with a cached bearer token (${CONNECTIONS} conns): adds ${addedUs.toFixed(1)} µs per request`,
+    result: measured.result,
+    baselineName: 'the same server, /health without a token',
+    baseline: measured.baseline,
+    goal: 'adds < 20 µs per request',
+    met: addedUs < 20 && measured.result.errors === 0,
+  };
+}
+
+/** Times `fn` over `n` calls (after a warm-up), bounded to `maxMs`; returns ns per call. */
+async function nsPerCall(fn: () => unknown, n: number, maxMs: number): Promise<number> {
+  for (let i = 0; i < 10_000; i++) await fn();
+  const started = process.hrtime.bigint();
+  const deadline = performance.now() + maxMs;
+  let done = 0;
+  while (done < n && performance.now() < deadline) {
+    for (let i = 0; i < 1000; i++) await fn();
+    done += 1000;
+  }
+  return Number(process.hrtime.bigint() - started) / done;
+}
+
+const microResult = (ns: number, calls: number): LoadResult => ({
+  rps: Math.round(1e9 / ns), p50Ms: ns / 1e6, p90Ms: ns / 1e6, p99Ms: ns / 1e6, requests: calls, errors: 0,
+});
+
+/** The verifier's cache hit alone: what the bearer plugin adds for a hot token, without HTTP noise. */
+async function cachedTokenInProcess(): Promise<ResultRow> {
+  const db = await createBenchDatabase('sqlite');
+  const store = Store.open(db.url);
+  try {
+    await store.migrate();
+    const clock = new ManualClock(Date.now());
+    const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 2000);
+    await keys.load();
+    const issuer = 'http://127.0.0.1/auth/realms/opencity';
+    await registerClient(store, clock, { clientId: CLIENT, roles: ROLES.map((role) => ({ role, experiment: null })) });
+    const client = await findClient(store, CLIENT);
+    const user = await findUserById(store, client!.serviceAccountUserId);
+    const { accessToken } = await issueAccessToken({ store, keys, clock, issuer }, { user: user!, clientId: CLIENT, serviceAccountOf: CLIENT, scope: 'profile email' });
+    const verifier = embeddedVerifier(keys, issuer, clock);
+    await verifier.verify(accessToken);
+    // The header arrives as a new string on every request; so does it here.
+    const header = `Bearer ${accessToken}`;
+    const bearer = /^Bearer +(\S+) *$/i;
+    const calls = 1_000_000;
+    const cached = await nsPerCall(() => verifier.verify((bearer.exec(header.slice(0)) as RegExpExecArray)[1] as string), calls, 5000);
+    const map = new Map([[accessToken, 1]]);
+    const lookup = await nsPerCall(() => map.get(`${header} `.slice(7, -1)), calls, 5000);
+    return {
+      name: `cached token verification in process: ${(cached / 1000).toFixed(2)} µs per request`,
+      result: microResult(cached, calls),
+      baselineName: 'a Map lookup of the same token string',
+      baseline: microResult(lookup, calls),
+      goal: '< 20 µs',
+      met: cached < 20_000,
+    };
+  } finally {
+    await store.close();
+    await db.drop();
+  }
+}
+
+const identity: Scenario = {
+  name: 'identity',
+  description: 'client_credentials grants per second (SQLite, PostgreSQL) and the cost of a cached bearer token.',
+  async run(): Promise<ResultRow[]> {
+    return [await grants('sqlite'), await grants('postgres'), await cachedTokenOverHttp(), await cachedTokenInProcess()];
+  },
+};
+
+export default identity;

@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { buildApp } from '../../app.js';
+import { ManualClock } from '../../domain/clock.js';
+import { loadDemo, type DemoSummary } from '../../demo/loader.js';
+import { fail, print, withStore } from '../runtime.js';
+
+function describe(s: DemoSummary): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    `demo city loaded (${s.from} to ${s.to})`,
+    `  sites:           ${n(s.sites)}`,
+    `  dictionary:      ${n(s.dictionary.assetTypes)} asset types, ${n(s.dictionary.attributeTypes)} attribute types, ${n(s.dictionary.units)} units`,
+    `  assets:          ${n(s.assets.total)} (${n(s.assets.created)} created now, ${n(s.assets.existing)} already there; ${n(s.assets.featured)} with a history)`,
+    `  requests:        ${n(s.assets.created)} creates, ${n(s.updates)} updates`,
+    `  readings added:  ${n(s.readings)}`,
+  ];
+  if (s.refused.length > 0) lines.push(`  refused:         ${s.refused.length} (first: ${s.refused[0]?.id}: ${s.refused[0]?.reason})`);
+  return lines.join('\n');
+}
+
+const positiveInt = (name: string, min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+};
+
+export function demoCommands(program: Command): void {
+  program.command('demo')
+    .description('load the demo city: the real OrganiCity sites, types and asset positions, with a week of synthetic readings (idempotent)')
+    .option('--days <n>', 'days of history of the featured assets', positiveInt('days', 1, 31), 7)
+    .option('--step <minutes>', 'minutes between two readings of a featured asset', positiveInt('step', 5, 1440), 30)
+    .option('--json', 'print the summary as JSON')
+    .action(async (o: { days: number; step: number; json?: boolean }) => {
+      await withStore(async (store, config) => {
+        // The whole platform on this store, as `serve` builds it, so the data goes through the federation service.
+        const clock = new ManualClock(Date.now());
+        const { app, ctx } = await buildApp({ config: { ...config, logLevel: 'warn' }, store, clock, migrate: false });
+        try {
+          const summary = await loadDemo({ ...ctx, clock }, {
+            days: o.days, stepMinutes: o.step,
+            log: o.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+          });
+          print(!!o.json, summary, describe(summary));
+        } finally {
+          await app.close();
+        }
+      });
+    });
+}

@@ -1,0 +1,38 @@
+/**
+ * Who may see an asset (DESIGN.md, "Visibility"), in discovery and datasource alike.
+ * City assets are public. Assets of the experimenters site belong to one
+ * experiment: only its experimenter, the participants of that experiment and
+ * administrators see them; to everyone else they do not exist (404, never 403,
+ * so that their existence is not revealed).
+ */
+import type { Caller } from '../identity/caller.js';
+import { canonicalRole } from './roles.js';
+import { EXPERIMENTERS_SITE } from './urn.js';
+
+/** The site whose assets are private to an experiment (defined with the URN rules). */
+export { EXPERIMENTERS_SITE };
+
+/** What visibility depends on: the asset's site and, for experiment assets, its owners. */
+export interface VisibilityScope {
+  site: string;
+  /** The experimenter's user id (the `sub` of their tokens); null for city assets. */
+  experimenter: string | null;
+  experiment: string | null;
+}
+
+export function isPrivateToExperiment(scope: VisibilityScope): boolean {
+  return scope.site === EXPERIMENTERS_SITE;
+}
+
+export function isAdministrator(caller: Caller | undefined): boolean {
+  return caller?.roles.some((r) => canonicalRole(r) === 'administrator') ?? false;
+}
+
+export function canSee(caller: Caller | undefined, scope: VisibilityScope): boolean {
+  if (!isPrivateToExperiment(scope)) return true;
+  if (!caller) return false;
+  if (isAdministrator(caller)) return true;
+  if (scope.experimenter !== null && caller.subject !== '' && caller.subject === scope.experimenter) return true;
+  return scope.experiment !== null
+    && caller.experimentRoles.some((r) => r.role === 'participant' && r.experiment === scope.experiment);
+}

@@ -1,0 +1,25 @@
+/**
+ * The visibility rule (domain/visibility.ts) stated as a set, so that a listing
+ * filters in the store instead of asset by asset: every city asset, plus the
+ * experiment assets this caller may see.
+ */
+import type { Caller } from '../identity/caller.js';
+import { isAdministrator } from './visibility.js';
+
+export type VisibleAssets =
+  /** Administrators see everything. */
+  | { all: true }
+  /** City assets, plus the experiment assets of this experimenter or of these experiments. */
+  | { all: false; experimenter: string | null; experiments: string[] };
+
+export function visibleAssets(caller: Caller | undefined): VisibleAssets {
+  if (isAdministrator(caller)) return { all: true };
+  if (!caller) return { all: false, experimenter: null, experiments: [] };
+  const experiments = [...new Set(caller.experimentRoles.filter((r) => r.role === 'participant').map((r) => r.experiment))];
+  return { all: false, experimenter: caller.subject !== '' ? caller.subject : null, experiments };
+}
+
+/** Does this set hold experiment assets at all (beyond the public city assets)? */
+export function seesExperimentAssets(visible: VisibleAssets): boolean {
+  return visible.all || visible.experimenter !== null || visible.experiments.length > 0;
+}

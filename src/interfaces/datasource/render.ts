@@ -1,0 +1,71 @@
+/**
+ * Response bodies of the datasource, as JSON or CSV text. Written by hand rather
+ * than through a generic serializer: a page holds up to a thousand readings, and
+ * its serialization is most of the cost of a request.
+ */
+import type { AggregateBucket } from '../../domain/aggregation.js';
+import { csvDocument } from '../../domain/csv.js';
+import { formatRecvTime } from '../../domain/history-dates.js';
+import type { ReadingRecord } from '../../storage/repositories/readings.js';
+
+export type BodyFormat = 'json' | 'csv';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+
+/**
+ * CSV when the Accept header asks for text/csv at least as much as for
+ * application/json (on a tie, whichever it lists first); JSON otherwise,
+ * wildcards and unknown types included.
+ */
+export function negotiateFormat(accept: string | undefined): BodyFormat {
+  if (!accept || !/csv/i.test(accept)) return 'json';
+  let best: BodyFormat = 'json';
+  let bestQ = 0;
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const format: BodyFormat | undefined = type === 'text/csv' ? 'csv' : type === 'application/json' ? 'json' : undefined;
+    if (!format) continue;
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (Number.isFinite(q) && q > bestQ) {
+      best = format;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+const str = JSON.stringify;
+
+export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat): string {
+  if (format === 'csv') {
+    return csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
+      readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue]));
+  }
+  let out = '{"readings":[';
+  for (let i = 0; i < readings.length; i++) {
+    const r = readings[i] as ReadingRecord;
+    if (i > 0) out += ',';
+    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${str(r.attrName)},"attrType":${str(r.attrType)},"attrValue":${str(r.attrValue)}}`;
+  }
+  return `${out}]}`;
+}
+
+export function valuesBody(readings: readonly ReadingRecord[], format: BodyFormat): string {
+  if (format === 'csv') return csvDocument(['attrValue'], readings.map((r) => [r.attrValue]));
+  return str(readings.map((r) => r.attrValue));
+}
+
+export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): string {
+  const value = (v: number) => (Number.isFinite(v) ? String(v) : '');
+  if (format === 'csv') {
+    return csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), value(b.value)]));
+  }
+  return str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: Number.isFinite(b.value) ? b.value : null })) });
+}
+
+export function attributesBody(names: readonly string[], format: BodyFormat): string {
+  if (format === 'csv') return csvDocument(['attribute'], names.map((n) => [n]));
+  return str({ attributes: names });
+}

@@ -1,0 +1,101 @@
+import { sql, type AliasedRawBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import type { Box } from '../../domain/geo.js';
+
+/**
+ * The SQL of discovery that differs between the stores, each a condition on
+ * the `assets` table. Everything else discovery asks is plain SQL both run.
+ */
+type Dialect = 'sqlite' | 'postgres';
+
+/** Slack around index boxes for floating-point rounding (degrees, about 0.1 mm). */
+const BOX_SLACK = 1e-9;
+
+/**
+ * PostgreSQL indexes positions as geography, where a box's edges are great
+ * circles: a wide edge bulges towards the pole and leaves out the strip of the
+ * box between it and its parallel. Moving the equator-side edge away by that
+ * bulge makes the geodesic box hold the whole longitude/latitude box.
+ */
+function geodesicBox(box: Box): Box {
+  const halfWidth = (((box.maxLon - box.minLon) / 2) * Math.PI) / 180;
+  const widen = (lat: number): number => (Math.atan(Math.tan((lat * Math.PI) / 180) * Math.cos(halfWidth)) * 180) / Math.PI;
+  const minLat = box.minLat > 0 ? widen(box.minLat) : box.minLat;
+  const maxLat = box.maxLat < 0 ? widen(box.maxLat) : box.maxLat;
+  return {
+    minLon: Math.max(-180, box.minLon - BOX_SLACK),
+    maxLon: Math.min(180, box.maxLon + BOX_SLACK),
+    minLat: Math.max(-90, minLat - BOX_SLACK),
+    maxLat: Math.min(90, maxLat + BOX_SLACK),
+  };
+}
+
+/** Beyond this span (degrees) a box selects too much for an index to help, and geodesic edges get unwieldy. */
+const MAX_INDEXED_SPAN = 90;
+
+/**
+ * The asset's indexed position may lie in the box (an index prefilter: it may
+ * let through a few positions outside, never leave out one inside).
+ */
+export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool> {
+  if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return sql<SqlBool>`true`;
+  if (dialect === 'sqlite') {
+    // The R*Tree rounds its stored boxes outwards, so the plain comparison is already safe.
+    return sql<SqlBool>`assets.seq in (select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`;
+  }
+  const b = geodesicBox(box);
+  return sql<SqlBool>`assets.geog && ST_MakeEnvelope(${b.minLon}, ${b.minLat}, ${b.maxLon}, ${b.maxLat}, 4326)::geography`;
+}
+
+/**
+ * A table `r(id)` of the asset seqs whose indexed position may lie in the box,
+ * to read assets from in the index's order (SQLite streams its R*Tree, so a
+ * LIMIT stops early); undefined where the store has no such order to offer
+ * (PostgreSQL: its planner walks the GiST index itself) or the box is too wide.
+ */
+export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ id: number }, 'r'> | undefined {
+  if (dialect !== 'sqlite' || box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
+  return sql<{ id: number }>`(select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`.as('r');
+}
+
+/** `assets.id` starts with `prefix` (case-sensitive). */
+export function idStartsWith(dialect: Dialect, prefix: string): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`starts_with(assets.id, ${prefix})`;
+  // SQLite compares text byte by byte, so the prefix is a range of the id index.
+  const last = prefix.codePointAt(prefix.length - 1) ?? 0;
+  const head = prefix.slice(0, prefix.length - (last > 0xffff ? 2 : 1));
+  const exact = sql<SqlBool>`substr(assets.id, 1, ${[...prefix].length}) = ${prefix}`;
+  if (last >= 0x10ffff) return exact;
+  const upper = head + String.fromCodePoint(last + 1);
+  return sql<SqlBool>`(assets.id >= ${prefix} and assets.id < ${upper} and ${exact})`;
+}
+
+/** A LIKE pattern (escape character `\`) that matches text containing `term`. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One of the asset's attribute names or metadata values, lower-cased, contains
+ * `term` (lower case). A cheap test on the whole attribute text runs first, so
+ * the JSON is only opened for rows that may match.
+ */
+export function attributeTextContains(dialect: Dialect, term: string): RawBuilder<SqlBool> {
+  const pattern = containsPattern(term);
+  // JSON text escapes quotes and backslashes: a term holding one cannot be tested on it.
+  const raw = /["\\]/.test(term) ? sql`true` : sql`lower(assets.attrs) like ${pattern} escape '\\'`;
+  if (dialect === 'postgres') {
+    return sql<SqlBool>`(${raw} and exists (
+      select 1 from jsonb_each(assets.attrs::jsonb) a
+      where lower(a.key) like ${pattern} escape '\\'
+         or (jsonb_typeof(a.value -> 'metadata') = 'object' and exists (
+              select 1 from jsonb_each(a.value -> 'metadata') m
+              where jsonb_typeof(m.value) = 'object' and lower(case when jsonb_typeof(m.value -> 'value') = 'null' then '' else coalesce(m.value ->> 'value', '') end) like ${pattern} escape '\\'))))`;
+  }
+  return sql<SqlBool>`(${raw} and exists (
+    select 1 from json_each(assets.attrs) a
+    where lower(a.key) like ${pattern} escape '\\'
+       or (json_type(a.value, '$.metadata') = 'object' and exists (
+            select 1 from json_each(a.value, '$.metadata') m
+            where json_type(m.value) = 'object' and lower(case json_type(m.value, '$.value')
+              when 'true' then 'true' when 'false' then 'false' when 'null' then '' else json_extract(m.value, '$.value') end) like ${pattern} escape '\\'))))`;
+}

@@ -1,0 +1,300 @@
+import type { Transaction } from 'kysely';
+import { activityHour, counterSegment } from '../../domain/activity.js';
+import { mergeAttributes, type NgsiAttribute, type NgsiAttributes } from '../../domain/asset-body.js';
+import type { Position } from '../../domain/position.js';
+import type { AssetUrn } from '../../domain/urn.js';
+import type { DialectAdapter } from '../dialects/adapter.js';
+import { inSession, PreparedQuery, type Session } from '../prepared-query.js';
+import type { Database } from '../schema.js';
+import type { Store } from '../store.js';
+
+/**
+ * The asset write path: every create, update and delete changes the asset's
+ * current state, its history (readings), the attribute and type catalogues and
+ * the counters discovery reads, all in the one transaction the write queue
+ * gives it — nothing is ever half-written.
+ */
+type Trx = Transaction<Database>;
+
+/** One reading per attribute of the request. */
+export interface ReadingInput {
+  name: string;
+  type: string;
+  /** The value as a string (JSON for non-strings). */
+  value: string;
+}
+
+interface CounterKey {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+}
+
+const counterKey = (a: { site: string; service: string | null; provider: string | null; type: string }): CounterKey =>
+  ({ site: a.site, service: counterSegment(a.service), provider: counterSegment(a.provider), type: a.type });
+
+export interface NewAsset {
+  id: string;
+  type: string;
+  urn: AssetUrn;
+  attributes: NgsiAttributes;
+  /** From the request's attributes; undefined: the site's centre. */
+  position: Position | undefined;
+  recordedAt: number;
+  receivedAt: number;
+  readings: ReadingInput[];
+}
+
+export type CreateOutcome =
+  | { kind: 'created'; seq: number }
+  | { kind: 'exists' }
+  | { kind: 'quota-reached'; quota: number }
+  | { kind: 'no-site' };
+
+export interface AssetChange {
+  id: string;
+  /** `?type=` of the request: when given, the asset must have that type (as Orion). */
+  expectedType: string | undefined;
+  changes: NgsiAttributes;
+  /** A new position when the request carries one. */
+  position: Position | undefined;
+  recordedAt: number;
+  receivedAt: number;
+  readings: ReadingInput[];
+}
+
+const CHUNK = 32;
+
+/** Rows in chunks of at most CHUNK, so that a multi-row statement has few shapes to prepare. */
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * The site row, locked until the transaction ends on PostgreSQL (several
+ * processes may create for one site at once; SQLite's write lock already
+ * serializes writers), with its count of live assets.
+ */
+const LOCK_SITE = new PreparedQuery<[site: string], { quota: number | null; latitude: number; longitude: number; assets: number | string | null }>(1, (db, [site], dialect) => {
+  const query = db.selectFrom('sites')
+    .select((eb) => [
+      'quota', 'latitude', 'longitude',
+      eb.selectFrom('asset_counts').where('asset_counts.site', '=', site)
+        .select((c) => c.fn.coalesce(c.fn.sum<number>('asset_counts.assets'), c.lit(0)).as('n')).as('assets'),
+    ])
+    .where('id', '=', site);
+  return dialect === 'postgres' ? query.forUpdate() : query;
+});
+
+/** Inserts the asset, or revives a deleted row with that id; no row back when a live asset has it. */
+const UPSERT_ASSET = new PreparedQuery<[
+  id: string, type: string, site: string, service: string | null, provider: string | null, grp: string | null, name: string,
+  experimenter: string | null, experiment: string | null, attrs: string, latitude: number, longitude: number, recordedAt: number, receivedAt: number,
+], { seq: number }>(14, (db, [id, type, site, service, provider, grp, name, experimenter, experiment, attrs, latitude, longitude, recordedAt, receivedAt]) => {
+  const state = {
+    type, site, service, provider, grp, name, experimenter, experiment, attrs, latitude, longitude,
+    recorded_at: recordedAt, last_reading_at: receivedAt, created_at: receivedAt, deleted_at: null,
+  };
+  return db.insertInto('assets').values({ id, ...state })
+    .onConflict((oc) => oc.column('id').doUpdateSet(state).where('assets.deleted_at', 'is not', null))
+    .returning('seq');
+});
+
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 2 + 3 * rows, (db, p, _dialect, rows) => {
+  const [seq, receivedAt] = p;
+  return db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+    asset_seq: seq, attr_name: p[2 + 3 * i], recv_time: receivedAt, attr_type: p[3 + 3 * i], attr_value: p[4 + 3 * i],
+  })));
+});
+
+async function addReadings(session: Session, seq: number, receivedAt: number, readings: ReadingInput[]): Promise<void> {
+  for (const chunk of chunks(readings)) {
+    await READINGS.run(session, [seq, receivedAt, ...chunk.flatMap((r) => [r.name, r.type, r.value])], chunk.length);
+  }
+}
+
+const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 1 + 2 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('asset_attributes')
+    .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[0], name: p[1 + 2 * i], type: p[2 + 2 * i] })))
+    .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') }))));
+
+async function recordAttributeTypes(session: Session, seq: number, attributes: Array<[string, NgsiAttribute]>): Promise<void> {
+  for (const chunk of chunks(attributes)) {
+    await ATTRIBUTE_TYPES.run(session, [seq, ...chunk.flatMap(([name, a]) => [name, a.type])], chunk.length);
+  }
+}
+
+type CounterParams = [site: string, service: string, provider: string, type: string];
+const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
+
+const INCREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.insertInto('asset_counts').values({ site, service, provider, type, assets: 1 })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', 1) }))));
+const DECREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.updateTable('asset_counts').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type })));
+const DROP_EMPTY_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.deleteFrom('asset_counts').where((eb) => eb.and({ site, service, provider, type })).where('assets', '<=', 0));
+
+type ActivityParams = [...CounterParams, hour: number];
+const INCREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.insertInto('asset_activity').values({ site, service, provider, type, hour, assets: 1 })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) }))));
+const DECREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.updateTable('asset_activity').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type, hour })));
+const DROP_EMPTY_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.deleteFrom('asset_activity').where((eb) => eb.and({ site, service, provider, type, hour })).where('assets', '<=', 0));
+
+async function incrementCount(session: Session, key: CounterKey): Promise<void> {
+  await INCREMENT_COUNT.run(session, counterParams(key));
+}
+
+async function decrementCount(session: Session, key: CounterKey): Promise<void> {
+  await DECREMENT_COUNT.run(session, counterParams(key));
+  await DROP_EMPTY_COUNT.run(session, counterParams(key));
+}
+
+async function incrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
+  await INCREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+}
+
+async function decrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
+  await DECREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+  await DROP_EMPTY_ACTIVITY.run(session, [...counterParams(key), hour]);
+}
+
+const REGISTER_TYPE = new PreparedQuery<[type: string], never>(1, (db, [type]) =>
+  db.insertInto('asset_types').values({ id: type, description: '' }).onConflict((oc) => oc.column('id').doNothing()));
+
+/** Registers a type discovery has not seen yet (empty description until the dictionary fills it). */
+export async function registerAssetType(trx: Trx, adapter: DialectAdapter, type: string): Promise<void> {
+  await inSession(trx, adapter.name, (session) => REGISTER_TYPE.run(session, [type]));
+}
+
+/**
+ * Creates the asset, or revives a deleted one with that id (fresh attributes,
+ * same seq, so its history stays attached). The quota counts live assets.
+ */
+export async function createAssetRecord(trx: Trx, adapter: DialectAdapter, input: NewAsset, defaultQuota: number): Promise<CreateOutcome> {
+  const created = await inSession(trx, adapter.name, async (session): Promise<CreateOutcome & { position?: Position }> => {
+    const site = (await LOCK_SITE.run(session, [input.urn.site])).rows[0];
+    if (!site) return { kind: 'no-site' };
+    const quota = site.quota ?? defaultQuota;
+    if (Number(site.assets ?? 0) >= quota) return { kind: 'quota-reached', quota };
+
+    const position = input.position ?? { latitude: site.latitude, longitude: site.longitude };
+    const { urn } = input;
+    const row = (await UPSERT_ASSET.run(session, [
+      input.id, input.type, urn.site, urn.service, urn.provider, urn.group, urn.name, urn.experimenter, urn.experiment,
+      JSON.stringify(input.attributes), position.latitude, position.longitude, input.recordedAt, input.receivedAt,
+    ])).rows[0];
+    if (!row) return { kind: 'exists' };
+    const seq = Number(row.seq);
+
+    await addReadings(session, seq, input.receivedAt, input.readings);
+    await recordAttributeTypes(session, seq, Object.entries(input.attributes));
+    const key = counterKey({ ...urn, type: input.type });
+    await incrementCount(session, key);
+    await incrementActivity(session, key, activityHour(input.receivedAt));
+    return { kind: 'created', seq, position };
+  });
+  if (created.kind !== 'created' || !created.position) return created;
+  await adapter.indexPosition(trx, created.seq, created.position.longitude, created.position.latitude);
+  return { kind: 'created', seq: created.seq };
+}
+
+interface CurrentAsset {
+  seq: number;
+  type: string;
+  site: string;
+  service: string | null;
+  provider: string | null;
+  attrs: string;
+  latitude: number;
+  longitude: number;
+  last_reading_at: number;
+}
+
+/** The live asset to update; on PostgreSQL locked, as another process may update it at once. */
+const CURRENT_ASSET = new PreparedQuery<[id: string], CurrentAsset>(1, (db, [id], dialect) => {
+  const query = db.selectFrom('assets')
+    .select(['seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
+    .where('id', '=', id).where('deleted_at', 'is', null);
+  return dialect === 'postgres' ? query.forUpdate() : query;
+});
+
+const WRITE_STATE = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number], never>(4, (db, [seq, attrs, recordedAt, receivedAt]) =>
+  db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt }).where('seq', '=', seq));
+
+const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number, latitude: number, longitude: number], never>(6,
+  (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
+    db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
+
+/** Appends and updates attributes of a live asset; false when there is no such asset. */
+export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, input: AssetChange): Promise<boolean> {
+  const moved = await inSession(trx, adapter.name, async (session) => {
+    const current = (await CURRENT_ASSET.run(session, [input.id])).rows[0];
+    if (!current || (input.expectedType !== undefined && current.type !== input.expectedType)) return undefined;
+    const seq = Number(current.seq);
+
+    const stored = JSON.parse(current.attrs) as Record<string, NgsiAttribute>;
+    const attrs = JSON.stringify(mergeAttributes(stored, input.changes));
+    const to = input.position;
+    const moves = to !== undefined && (to.latitude !== current.latitude || to.longitude !== current.longitude);
+    if (moves) await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, input.recordedAt, input.receivedAt, to.latitude, to.longitude]);
+    else await WRITE_STATE.run(session, [seq, attrs, input.recordedAt, input.receivedAt]);
+    await addReadings(session, seq, input.receivedAt, input.readings);
+
+    const retyped = Object.entries(input.changes).filter(([name, a]) => !Object.hasOwn(stored, name) || stored[name]?.type !== a.type);
+    await recordAttributeTypes(session, seq, retyped);
+
+    const fromHour = activityHour(Number(current.last_reading_at));
+    const toHour = activityHour(input.receivedAt);
+    if (fromHour !== toHour) {
+      const key = counterKey(current);
+      await decrementActivity(session, key, fromHour);
+      await incrementActivity(session, key, toHour);
+    }
+    return { seq, to: moves ? to : undefined };
+  });
+  if (!moved) return false;
+  if (moved.to) await adapter.indexPosition(trx, moved.seq, moved.to.longitude, moved.to.latitude);
+  return true;
+}
+
+type DeletedAsset = { site: string; service: string | null; provider: string | null; type: string; last_reading_at: number };
+
+/** Variant 1 also requires the type (`?type=`). */
+const MARK_DELETED = new PreparedQuery<[now: number, id: string, type: string | undefined], DeletedAsset>(3, (db, [now, id, type], _dialect, withType) => {
+  let query = db.updateTable('assets').set({ deleted_at: now }).where('id', '=', id).where('deleted_at', 'is', null);
+  if (withType === 1) query = query.where('type', '=', type);
+  return query.returning(['site', 'service', 'provider', 'type', 'last_reading_at']);
+});
+
+/** Takes a live asset out of discovery (its readings stay); false when there is no such asset. */
+export async function deleteAssetRecord(trx: Trx, adapter: DialectAdapter, id: string, expectedType: string | undefined, now: number): Promise<boolean> {
+  return inSession(trx, adapter.name, async (session) => {
+    const row = (await MARK_DELETED.run(session, [now, id, expectedType], expectedType === undefined ? 0 : 1)).rows[0];
+    if (!row) return false;
+    const key = counterKey(row);
+    await decrementCount(session, key);
+    await decrementActivity(session, key, activityHour(Number(row.last_reading_at)));
+    return true;
+  });
+}
+
+export interface StoredAsset {
+  id: string;
+  type: string;
+  /** JSON text of the NGSI v2 normalized attributes. */
+  attrs: string;
+}
+
+/** A live asset as its site last pushed it. */
+export async function findLiveAsset(store: Store, id: string): Promise<StoredAsset | undefined> {
+  return store.read.selectFrom('assets').select(['id', 'type', 'attrs'])
+    .where('id', '=', id).where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}

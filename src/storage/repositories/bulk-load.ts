@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
+import { openPostgresBulkWriter } from '../dialects/postgres-bulk.js';
+import { openSqliteBulkWriter } from '../dialects/sqlite-bulk.js';
+import { Store } from '../store.js';
+
+/**
+ * Loading a generated data set in bulk (benchmarks): big batched inserts on a
+ * connection of its own, then every derived table rebuilt from the assets in
+ * one pass, so that the store ends exactly as if each asset had been created
+ * and updated through the federation write path (src/storage/repositories/assets.ts):
+ * current state and position index, attribute catalogue, readings, asset
+ * types, live-asset counters and hourly activity buckets.
+ */
+
+/** An asset's final state, as the write path would have left it after its last update. */
+export interface BulkAsset {
+  /** Assigned by the caller, from `firstSeq` on, in creation order. */
+  seq: number;
+  id: string;
+  type: string;
+  site: string;
+  service: string | null;
+  provider: string | null;
+  group: string | null;
+  name: string;
+  experimenter: string | null;
+  experiment: string | null;
+  /** JSON text of the NGSI v2 normalized attributes (TimeInstant included). */
+  attrs: string;
+  latitude: number;
+  longitude: number;
+  /** TimeInstant of the last update, epoch ms. */
+  recordedAt: number;
+  /** Receive time of the last update, epoch ms. */
+  lastReadingAt: number;
+  /** Receive time of the create, epoch ms. */
+  createdAt: number;
+  /** Every attribute the asset ever carried, with its type: [name, type]. */
+  attributeTypes: Array<[string, string]>;
+}
+
+/** One reading, as the write path appends one per attribute of a request. */
+export interface BulkReading {
+  assetSeq: number;
+  name: string;
+  type: string;
+  /** The value as the write path stores it (strings as they are, JSON otherwise). */
+  value: string;
+  recvTime: number;
+}
+
+/** What a dialect's bulk writer does; each call is one transaction. */
+export interface BulkWriter {
+  /** The seq the first new asset must take (one more than any existing). */
+  readonly firstSeq: number;
+  addAssets(rows: BulkAsset[]): Promise<void>;
+  addReadings(rows: BulkReading[]): Promise<void>;
+  /** Indexes the positions of the new assets and leaves the database ready to serve. */
+  finish(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BulkLoadSummary {
+  assets: number;
+  readings: number;
+}
+
+/**
+ * Migrates the store `databaseUrl` names, lets `fill` write assets and readings
+ * through a bulk writer, then rebuilds the derived tables.
+ */
+export async function bulkLoad(databaseUrl: string, fill: (writer: BulkWriter) => Promise<void>): Promise<BulkLoadSummary> {
+  const store = Store.open(databaseUrl);
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  const writer = databaseUrl.startsWith('sqlite:')
+    ? openSqliteBulkWriter(databaseUrl.slice('sqlite:'.length))
+    : await openPostgresBulkWriter(databaseUrl);
+  try {
+    await fill(writer);
+    await writer.finish();
+  } finally {
+    await writer.close();
+  }
+  const after = Store.open(databaseUrl);
+  try {
+    await rebuildDerivedTables(after);
+    return await countContent(after);
+  } finally {
+    await after.close();
+  }
+}
+
+/**
+ * Recomputes what the write path maintains incrementally: live assets per
+ * (site, service, provider, type), per hourly bucket of their last reading,
+ * and the asset types in use. Missing service and provider count as ''.
+ */
+export async function rebuildDerivedTables(store: Store): Promise<void> {
+  const bucket = sql.lit(ACTIVITY_BUCKET_MS);
+  await store.writes.run(async (trx) => {
+    await trx.deleteFrom('asset_counts').execute();
+    await sql`insert into asset_counts (site, service, provider, type, assets)
+      select site, coalesce(service, ''), coalesce(provider, ''), type, count(*)
+      from assets where deleted_at is null
+      group by site, coalesce(service, ''), coalesce(provider, ''), type`.execute(trx);
+    await trx.deleteFrom('asset_activity').execute();
+    await sql`insert into asset_activity (site, service, provider, type, hour, assets)
+      select site, coalesce(service, ''), coalesce(provider, ''), type, (last_reading_at / ${bucket}) * ${bucket}, count(*)
+      from assets where deleted_at is null
+      group by site, coalesce(service, ''), coalesce(provider, ''), type, (last_reading_at / ${bucket}) * ${bucket}`.execute(trx);
+    // "where true": SQLite would otherwise read ON CONFLICT as a join constraint of the SELECT.
+    await sql`insert into asset_types (id, description)
+      select distinct type, '' from assets where true
+      on conflict (id) do nothing`.execute(trx);
+  });
+}
+
+export async function countContent(store: Store): Promise<BulkLoadSummary> {
+  const assets = await store.read.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).where('deleted_at', 'is', null).executeTakeFirst();
+  const readings = await store.read.selectFrom('readings').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return { assets: Number(assets?.n ?? 0), readings: Number(readings?.n ?? 0) };
+}

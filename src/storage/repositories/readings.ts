@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
+import type { Selection, TimeRange } from '../../domain/history-query.js';
+import { numericReadingValue } from '../dialects/numeric-value.js';
+import type { Store } from '../store.js';
+
+/**
+ * The read side of the history that federation records: one row per attribute
+ * of every accepted create or update. Readings come back ascending by receive
+ * time; readings received in the same millisecond keep the order they were
+ * written in (seq), so that paging is stable.
+ */
+
+/** What the datasource needs of an asset: deleted ones included, since their history stays readable. */
+export interface HistoryAsset {
+  seq: number;
+  id: string;
+  type: string;
+  site: string;
+  experimenter: string | null;
+  experiment: string | null;
+}
+
+export interface ReadingRecord {
+  /** Epoch ms. */
+  recvTime: number;
+  attrName: string;
+  attrType: string;
+  attrValue: string;
+}
+
+export interface ReadingsFilter {
+  assetSeq: number;
+  /** One attribute, or every attribute of the asset. */
+  attrName: string | undefined;
+  range: TimeRange | undefined;
+}
+
+export async function findHistoryAsset(store: Store, id: string): Promise<HistoryAsset | undefined> {
+  const row = await store.read.selectFrom('assets')
+    .select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { ...row, seq: Number(row.seq) };
+}
+
+/** Names of the attributes recorded for the asset, in code-unit order (the same on every store and locale). */
+export async function listRecordedAttributes(store: Store, assetSeq: number): Promise<string[]> {
+  const rows = await store.read.selectFrom('asset_attributes').select('name').where('asset_seq', '=', assetSeq).execute();
+  return rows.map((r) => r.name).sort();
+}
+
+export async function isRecordedAttribute(store: Store, assetSeq: number, name: string): Promise<boolean> {
+  const row = await store.read.selectFrom('asset_attributes').select('name')
+    .where('asset_seq', '=', assetSeq).where('name', '=', name).executeTakeFirst();
+  return row !== undefined;
+}
+
+function filtered(store: Store, filter: ReadingsFilter) {
+  let q = store.read.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
+  if (filter.attrName !== undefined) q = q.where('attr_name', '=', filter.attrName);
+  if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
+  return q;
+}
+
+/**
+ * The selected readings, ascending by receive time. For one attribute the name
+ * is not read back: every row would carry the same string, and materializing
+ * strings is most of what reading a thousand rows costs.
+ */
+export async function findReadings(store: Store, filter: ReadingsFilter, selection: Selection): Promise<ReadingRecord[]> {
+  const only = filter.attrName;
+  const q = filtered(store, filter).select(['recv_time', 'attr_type', 'attr_value'])
+    .$if(only === undefined, (qb) => qb.select('attr_name'));
+  const rows = selection.kind === 'page'
+    ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
+    // The newest N come from the end of the index, then are turned back to ascending order.
+    : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
+  return rows.map((r) => ({ recvTime: Number(r.recv_time), attrName: r.attr_name ?? (only as string), attrType: r.attr_type, attrValue: r.attr_value }));
+}
+
+/** The largest LIMIT both stores accept: a subquery fence that limits nothing. */
+const NO_LIMIT = '9223372036854775807';
+
+/**
+ * Buckets of one attribute's numeric readings, ascending by start; the page
+ * counts buckets. The bucket arithmetic is integer division on epoch ms, the
+ * same in both stores.
+ */
+export async function aggregateReadings(
+  store: Store, filter: ReadingsFilter & { attrName: string }, aggregation: Aggregation, page: { limit: number; offset: number },
+): Promise<AggregateBucket[]> {
+  const period = sql.lit(aggregation.periodMs);
+  const value = numericReadingValue(store.dialect);
+  // count needs no value function; the others come from a closed list, so the raw name is safe.
+  const combined = aggregation.method === 'count' ? sql`count(v)` : sql`${sql.raw(aggregation.method)}(v)`;
+  const range = filter.range
+    ? sql`and recv_time >= ${filter.range.from} and recv_time <= ${filter.range.to}`
+    : sql``;
+  // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
+  // would repeat the numeric test for the filter and for every aggregate.
+  const result = await sql<{ bucket: number; n: number; value: number }>`
+    select bucket, count(v) as n, ${combined} as value
+    from (
+      select (recv_time / ${period}) * ${period} as bucket, ${value} as v from readings
+      where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} ${range}
+      limit ${sql.raw(NO_LIMIT)}
+    ) numbers
+    where v is not null
+    group by bucket
+    order by bucket
+    limit ${page.limit} offset ${page.offset}`.execute(store.read);
+  return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), value: Number(r.value) }));
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { centralAngle, haversineBound, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
+import { seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
+import { enc, expectedOrder, fails, featureIds, getJson, ok, publicAssets, sorted } from '../helpers/discovery-expect.js';
+import { describeEachStore } from '../helpers/platform.js';
+
+const BASE = '/discovery/v0';
+const SANTANDER: Point = { latitude: 43.4623, longitude: -3.80998 };
+
+/** Brute force: is the asset within `radius` radians of `centre`? */
+const within = (a: SeededAsset, centre: Point, radius: number) => haversineTerm(centre, a) <= haversineBound(radius);
+
+/** Deterministic pseudo-random numbers (no flakiness). */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describeEachStore('discovery geo', (platform) => {
+  let data: Dataset;
+  let open: SeededAsset[];
+  before(async () => {
+    data = await seedDiscoveryDataset(platform());
+    open = publicAssets(data.assets);
+  });
+  const p = () => platform();
+
+  /** The ids of a geo search, every page of it, checking the GeoJSON answer. */
+  async function geoIds(query: string, token?: string): Promise<{ ids: string[]; total: number }> {
+    const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${query}&per=1000`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^application\/geojson/);
+    const ids = featureIds(res.json());
+    return { ids, total: Number(res.headers['x-total-count']) };
+  }
+
+  it('returns exactly the assets inside circles given in kilometres (brute force)', async () => {
+    const random = lcg(7);
+    const centres: Point[] = [SANTANDER, { latitude: 51.507222, longitude: -0.1275 }, { latitude: 56.1572, longitude: 10.2107 }];
+    for (let i = 0; i < 24; i++) {
+      const base = centres[i % centres.length] as Point;
+      const centre = { latitude: base.latitude + (random() - 0.5) * 0.06, longitude: base.longitude + (random() - 0.5) * 0.08 };
+      const km = [0.2, 0.5, 1, 2.5, 8][i % 5] as number;
+      const expected = open.filter((a) => within(a, centre, kmToRadians(km))).map((a) => a.id);
+      const { ids, total } = await geoIds(`lat=${centre.latitude}&long=${centre.longitude}&radius=${km}&km=true`);
+      assert.deepEqual(sorted(ids), sorted(expected), `circle ${i} (${km} km)`);
+      assert.equal(total, expected.length);
+    }
+  });
+
+  it('reads the radius in radians without km, 1 km by default, and the whole world for huge radii', async () => {
+    const radians = 0.0005;
+    const inRadians = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=${radians}`);
+    assert.deepEqual(sorted(inRadians.ids), sorted(open.filter((a) => within(a, SANTANDER, radians)).map((a) => a.id)));
+    const byDefault = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}`);
+    assert.deepEqual(sorted(byDefault.ids), sorted(open.filter((a) => within(a, SANTANDER, kmToRadians(1))).map((a) => a.id)));
+    const europe = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=0.2`);
+    assert.deepEqual(sorted(europe.ids), sorted(open.filter((a) => centralAngle(SANTANDER, a) <= 0.2).map((a) => a.id)));
+    const world = await geoIds(`lat=0&long=0&radius=3.14159`);
+    assert.equal(world.total, open.length);
+  });
+
+  it('returns exactly the assets inside polygons, concave ones too (brute force)', async () => {
+    const polygons: Array<Array<[number, number]>> = [
+      [[-3.83, 43.45], [-3.79, 43.45], [-3.79, 43.47], [-3.83, 43.47]],
+      // A concave "C" over the centre of Santander.
+      [[-3.815, 43.455], [-3.795, 43.455], [-3.795, 43.459], [-3.808, 43.459], [-3.808, 43.466], [-3.795, 43.466], [-3.795, 43.47], [-3.815, 43.47]],
+      [[-0.2, 51.45], [0.0, 51.45], [-0.1, 51.56]],
+      [[10.1, 56.1], [10.4, 56.1], [10.4, 56.3], [10.1, 56.3], [10.1, 56.1]],
+    ];
+    for (const ring of polygons) {
+      const closedless = ring.at(-1)?.[0] === ring[0]?.[0] && ring.at(-1)?.[1] === ring[0]?.[1] ? ring.slice(0, -1) : ring;
+      const expected = open.filter((a) => insideRing(a, closedless)).map((a) => a.id);
+      const { ids, total } = await geoIds(`query=polygon&points=${enc(JSON.stringify(ring))}`);
+      assert.deepEqual(sorted(ids), sorted(expected), JSON.stringify(ring));
+      assert.equal(total, expected.length);
+      assert.ok(expected.length > 0, 'the polygon holds assets');
+    }
+  });
+
+  it('combines circle, polygon and city: an asset must satisfy each', async () => {
+    const ring: Array<[number, number]> = [[-3.83, 43.45], [-3.80, 43.45], [-3.80, 43.47], [-3.83, 43.47]];
+    const radius = kmToRadians(1.2);
+    const expected = open.filter((a) => a.site === 'santander' && within(a, SANTANDER, radius) && insideRing(a, ring)).map((a) => a.id);
+    const got = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.2&km=true&query=polygon&points=${enc(JSON.stringify(ring))}&city=santander`);
+    assert.deepEqual(sorted(got.ids), sorted(expected));
+    const london = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.2&km=true&city=london`);
+    assert.deepEqual(london.ids, []);
+    const onlyCity = await geoIds('city=aarhus');
+    assert.deepEqual(sorted(onlyCity.ids), sorted(open.filter((a) => a.site === 'aarhus').map((a) => a.id)));
+    const typed = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=2&km=true&type=parkingSpot`);
+    assert.deepEqual(sorted(typed.ids), sorted(open.filter((a) => a.type === 'urn:oc:entityType:parkingSpot' && within(a, SANTANDER, kmToRadians(2))).map((a) => a.id)));
+  });
+
+  it('groups features by asset type in GeoJSON, with the feature properties', async () => {
+    const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?city=london&sort=id&per=1000` });
+    assert.equal(res.headers['content-type'], 'application/geojson');
+    const collections = res.json();
+    const london = open.filter((a) => a.site === 'london');
+    // Collections come in the order their type first appears in the sorted features.
+    const order = expectedOrder(london, 'id', 'asc').map((id) => london.find((a) => a.id === id)!.type);
+    assert.deepEqual(collections.map((c: any) => c.properties.name), [...new Set(order)]);
+    const asset = london.find((a) => a.service === 'aqn')!;
+    const feature = collections.flatMap((c: any) => c.features).find((f: any) => f.properties.id === asset.id);
+    assert.deepEqual(feature, {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [asset.longitude, asset.latitude] },
+      properties: {
+        id: asset.id, type: asset.type, name: asset.name, site: 'london', service: 'aqn', provider: null, group: null,
+        origin: 'city', last_update_at: asset.lastReadingAt,
+      },
+    });
+  });
+
+  it('pages /assets/geo/ so that no answer is unbounded', async () => {
+    for (const path of ['/assets/geo/', '/assets/geo']) {
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}${path}` });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/geojson/);
+      assert.equal(res.headers['x-total-count'], String(open.length));
+      assert.equal(featureIds(res.json()).length, 30);
+    }
+    const seen: string[] = [];
+    for (let page = 1; page <= 5; page++) {
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo?sort=id&per=100&page=${page}` });
+      seen.push(...featureIds(res.json()));
+    }
+    assert.deepEqual(sorted(seen), sorted(open.map((a) => a.id)));
+    await fails(p(), `${BASE}/assets/geo?per=5000`, 400, "'per'");
+  });
+
+  for (const [query, name] of [
+    ['lat=43.4', 'long'], ['long=-3.8', 'lat'], ['lat=91&long=0', 'lat'], ['lat=0&long=181', 'long'], ['lat=north&long=0', 'lat'],
+    ['lat=0&long=0&radius=-2', 'radius'], ['lat=0&long=0&radius=wide', 'radius'], ['lat=0&long=0&radius=1&km=perhaps', 'km'],
+    ['radius=2', 'radius'], ['query=circle', 'query'], ['query=polygon', 'points'], ['points=%5B1,2%5D', 'points'],
+    ['points=%5B%5B0,0%5D,%5B1,1%5D%5D', 'points'], ['points=%5B%5B0,0%5D,%5B1,95%5D,%5B2,0%5D%5D', 'points'], ['points=nonsense', 'points'],
+    ['ip=not-an-address', 'ip'], ['ip=203.0.113.9', 'ip'], ['per=0', 'per'], ['sort=distance', 'sort'],
+  ]) {
+    it(`answers 400 naming the parameter for geo search ${query}`, async () => {
+      await fails(p(), `${BASE}/assets/geo/search?${query}`, 400, `'${name}'`);
+    });
+  }
+
+  it('answers 404 for an unknown city', async () => {
+    await fails(p(), `${BASE}/assets/geo/search?city=atlantis`, 404, 'atlantis');
+  });
+
+  it('keeps experiment assets out of anonymous geo searches', async () => {
+    const near = `lat=43.4625&long=-3.8045&radius=2&km=true`;
+    const anonymous = await geoIds(near);
+    assert.ok(anonymous.ids.every((id) => !id.includes(':experimenters:')));
+    const alice = (await p().userToken('alice')).token;
+    const mine = await geoIds(near, alice);
+    const own = data.assets.filter((a) => a.site === 'experimenters' && within(a, { latitude: 43.4625, longitude: -3.8045 }, kmToRadians(2)));
+    assert.equal(mine.total, anonymous.total + own.length);
+    const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${near}&filter=site:experimenters&per=1000`, headers: { authorization: `Bearer ${alice}` } });
+    const feature = res.json()[0].features[0];
+    assert.equal(feature.properties.origin, 'experiment');
+  });
+
+  it('lists the assets near an asset, nearest first, without the asset itself', async () => {
+    const asset = open.find((a) => a.id === 'urn:oc:entity:santander:environmental:fixed:494') ?? open.find((a) => a.service === 'environmental')!;
+    for (const [query, radius] of [['', kmToRadians(1)], ['radius=0.0004', 0.0004], ['radius=2.5&km=true', kmToRadians(2.5)]] as Array<[string, number]>) {
+      const candidates = open.filter((a) => a.id !== asset.id && within(a, asset, radius));
+      const got = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?${query}&per=1000`);
+      const ids = got.body.map((a: { id: string }) => a.id);
+      assert.deepEqual(sorted(ids), sorted(candidates.map((a) => a.id)), query);
+      assert.equal(got.headers['x-total-count'], String(candidates.length));
+      const distances = ids.map((id: string) => haversineTerm(asset, open.find((a) => a.id === id)!));
+      assert.ok(distances.every((d: number, i: number) => i === 0 || d >= distances[i - 1]), 'nearest first');
+    }
+    const page = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=3&page=2`);
+    const full = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=6`);
+    assert.deepEqual(page.body.map((a: { id: string }) => a.id), full.body.slice(3).map((a: { id: string }) => a.id));
+  });
+
+  it('lists the assets inside a polygon that starts at the asset, and within a city', async () => {
+    const asset = open.find((a) => a.site === 'santander' && a.service === 'parking')!;
+    const further: Array<[number, number]> = [[asset.longitude + 0.01, asset.latitude], [asset.longitude + 0.01, asset.latitude + 0.01], [asset.longitude, asset.latitude + 0.01]];
+    const ring: Array<[number, number]> = [[asset.longitude, asset.latitude], ...further];
+    const expected = open.filter((a) => a.id !== asset.id && insideRing(a, ring)).map((a) => a.id);
+    const got = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?query=polygon&points=${enc(JSON.stringify(further))}&per=1000`);
+    assert.deepEqual(sorted(got.body.map((a: { id: string }) => a.id)), sorted(expected));
+    const elsewhere = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?radius=5&km=true&city=london`);
+    assert.deepEqual(elsewhere.body, []);
+    await fails(p(), `${BASE}/assets/${enc(asset.id)}/nearby?city=atlantis`, 404, 'atlantis');
+    await fails(p(), `${BASE}/assets/${enc(asset.id)}/nearby?radius=-1`, 400, "'radius'");
+    await fails(p(), `${BASE}/assets/${enc(asset.id)}/nearby?query=polygon`, 400, "'points'");
+    const invisible = data.assets.find((a) => a.site === 'experimenters')!;
+    await fails(p(), `${BASE}/assets/${enc(invisible.id)}/nearby`, 404, invisible.id);
+    assert.equal((await getJson(p(), `${BASE}/assets/urn:oc:entity:santander:none:x/nearby?radius=-1`)).status, 400);
+  });
+});
