@@ -4,9 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { badRequest } from './domain/errors.js';
 import { registerBearerAuth } from './http/auth.js';
+import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { requestSerializer } from './http/log-redaction.js';
 import { registerObservability } from './http/observability.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerWeb } from './http/web.js';
@@ -57,12 +60,14 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const generatedAdminSecret = await ensureBootstrapClients(store, clock, config.publicUrl, config.adminSecret);
 
   const app = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer } },
     // Access logs only at debug: at info they would cost the write path a third of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 2048 },
-    requestTimeout: 30_000,
+    requestTimeout: config.requestTimeoutMs,
+    // Node looks for timed-out requests every 30 s by default: often enough to honour a short REQUEST_TIMEOUT.
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))) },
     clientErrorHandler: handleClientError,
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
@@ -75,10 +80,12 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    // No identifier or parameter of the platform holds U+0000, and PostgreSQL text cannot store it.
+    done(/%00/i.test(request.url) ? badRequest('The request URL contains a NUL character (%00)') : undefined);
   });
 
   registerErrorHandling(app, (e) => store.isUnavailable(e));
+  registerBodyTimeout(app, config.requestTimeoutMs);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
   registerObservability(app, store);

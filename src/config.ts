@@ -13,6 +13,8 @@ export const EnvSchema = Type.Object({
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   TOKEN_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  WRITE_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  REQUEST_TIMEOUT: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   ONLINE_WINDOW: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   SITE_QUOTA: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
@@ -32,6 +34,10 @@ export interface Config {
   readonly authAudience: string | undefined;
   /** Token requests per minute per client (and address), login attempts per minute per address; 0: no limit. */
   readonly tokenRateLimit: number;
+  /** Federation writes per minute per client; 0: no limit. The default leaves room for 20,000 writes/s from one site. */
+  readonly writeRateLimit: number;
+  /** Time a client has to send a whole request (slow clients are cut off with 408). */
+  readonly requestTimeoutMs: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
   readonly logLevel: string;
@@ -79,6 +85,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authJwksUrl: e.AUTH_JWKS_URL,
     authAudience: e.AUTH_AUDIENCE,
     tokenRateLimit: Number(e.TOKEN_RATE_LIMIT ?? '1200'),
+    writeRateLimit: Number(e.WRITE_RATE_LIMIT ?? '1200000'),
+    requestTimeoutMs: parseDuration(e.REQUEST_TIMEOUT ?? '30s'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     logLevel: e.LOG_LEVEL ?? 'info',
@@ -93,6 +101,8 @@ function describe(name: string): string {
     case 'ONLINE_WINDOW': return 'expected a duration such as 24h, 90m or 3600s';
     case 'SITE_QUOTA': return 'expected a non-negative integer';
     case 'TOKEN_RATE_LIMIT': return 'expected a non-negative integer (requests per minute; 0 turns the limit off)';
+    case 'WRITE_RATE_LIMIT': return 'expected a non-negative integer (federation writes per minute per client; 0 turns the limit off)';
+    case 'REQUEST_TIMEOUT': return 'expected a duration such as 30s or 500ms';
     case 'OPENCITY_ADMIN_SECRET': return 'expected at least 16 characters';
     case 'LOG_LEVEL': return 'expected one of fatal, error, warn, info, debug, trace, silent';
     default: return 'not a valid value';

@@ -71,7 +71,7 @@ export const ValuesResponse = Type.Array(Type.String(), { description: 'With val
 export const Aggregate = Type.Object({
   start: Type.String({ description: 'Start of the bucket, ISO 8601 UTC', examples: ['2017-01-09T19:00:00.000Z'] }),
   count: Type.Integer({ description: 'How many numeric values the bucket holds' }),
-  value: Type.Union([Type.Number(), Type.Null()], { description: 'The aggregate of those values (null only if it overflows a double)' }),
+  value: Type.Number({ description: 'The aggregate of those values (for count, the count)' }),
 });
 
 export const AggregatesResponse = Type.Object({ aggregates: Type.Array(Aggregate) }, {

@@ -40,10 +40,11 @@ export const MAX_NUMERIC_LENGTH = 40;
 
 /**
  * A JSON number (RFC 8259: no leading `+`, no leading zeros, no surrounding
- * space) whose exponent has at most three digits. The storage layer applies the
- * same grammar in SQL; this is its reference.
+ * space) whose exponent has at most two digits: with at most 40 characters it
+ * always fits a double, so no store ever fails to convert it. The storage layer
+ * applies the same grammar in SQL; this is its reference.
  */
-const NUMERIC = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,3})?$/;
+const NUMERIC = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,2})?$/;
 
 export function isNumericValue(text: string): boolean {
   return text.length <= MAX_NUMERIC_LENGTH && NUMERIC.test(text);

@@ -17,7 +17,7 @@ export const DEFAULT_RADIUS_KM = 1;
  * hold hundreds of thousands, and counting them all would cost a read of each.
  * Beyond it X-Total-Count is left out (a short page still ends the list).
  */
-export const GEO_TOTAL_CAP = 1000;
+export const GEO_TOTAL_CAP = 100;
 export const MAX_POLYGON_VERTICES = 500;
 
 export interface GeoArea {

@@ -28,7 +28,8 @@ const ALIASES: Record<string, string> = {
 };
 
 export function canonicalRole(role: string): string {
-  return ALIASES[role] ?? role;
+  // Own keys only: a role named `toString` or `constructor` is a name like any other.
+  return Object.hasOwn(ALIASES, role) ? ALIASES[role] as string : role;
 }
 
 export function isToolRole(role: string): boolean {
@@ -47,7 +48,7 @@ export function expandRoles(assigned: readonly string[]): string[] {
   for (const r of assigned) {
     const role = canonicalRole(r);
     out.add(role);
-    for (const implied of COMPOSITES[role] ?? []) out.add(implied);
+    for (const implied of Object.hasOwn(COMPOSITES, role) ? COMPOSITES[role] as string[] : []) out.add(implied);
   }
   return [...out];
 }

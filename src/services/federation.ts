@@ -5,11 +5,12 @@ import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import {
   createAssetRecord, deleteAssetRecord, findLiveAsset, registerAssetType, updateAssetRecord,
-  type ReadingInput, type StoredAsset,
+  type AssetChange, type NewAsset, type ReadingInput, type StoredAsset,
 } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
 import { findSiteCached } from './site-directory.js';
+import { WriteGroups, type ItemOutcome } from './write-groups.js';
 
 /**
  * The federation write path: validate a site's request (src/domain), then
@@ -40,6 +41,55 @@ export async function requireSite(ctx: AppContext, siteId: string): Promise<Site
   return site;
 }
 
+interface CreateItem {
+  asset: NewAsset;
+  defaultQuota: number;
+  /** The type is not yet known to be in asset_types. */
+  registerType: boolean;
+}
+
+const creates = new WeakMap<Store, WriteGroups<CreateItem, void>>();
+const updates = new WeakMap<Store, WriteGroups<AssetChange, void>>();
+
+/** Creates of one write job: each refused one (exists, quota) has written nothing. */
+function createsOf(store: Store): WriteGroups<CreateItem, void> {
+  let groups = creates.get(store);
+  if (!groups) {
+    groups = new WriteGroups(store, async (trx, items) => {
+      const outcomes: Array<ItemOutcome<void>> = [];
+      for (const { asset, defaultQuota, registerType } of items) {
+        const outcome = await createAssetRecord(trx, store.adapter, asset, defaultQuota);
+        if (outcome.kind === 'created') {
+          if (registerType) await registerAssetType(trx, store.adapter, asset.type);
+          outcomes.push({ ok: true, value: undefined });
+        } else if (outcome.kind === 'exists') outcomes.push({ ok: false, error: new AppError('ASSET_EXISTS') });
+        else if (outcome.kind === 'quota-reached') outcomes.push({ ok: false, error: new AppError('SITE_QUOTA_REACHED') });
+        else outcomes.push({ ok: false, error: badRequest(`ClientID wrong: no site ${asset.urn.site} is registered on this platform`) });
+      }
+      return outcomes;
+    });
+    creates.set(store, groups);
+  }
+  return groups;
+}
+
+/** Updates of one write job: an unknown asset has written nothing. */
+function updatesOf(store: Store): WriteGroups<AssetChange, void> {
+  let groups = updates.get(store);
+  if (!groups) {
+    groups = new WriteGroups(store, async (trx, items) => {
+      const outcomes: Array<ItemOutcome<void>> = [];
+      for (const change of items) {
+        const found = await updateAssetRecord(trx, store.adapter, change);
+        outcomes.push(found ? { ok: true, value: undefined } : { ok: false, error: new AppError('ASSET_NOT_FOUND') });
+      }
+      return outcomes;
+    });
+    updates.set(store, groups);
+  }
+  return groups;
+}
+
 const readingsOf = (attributes: NgsiAttributes): ReadingInput[] =>
   Object.keys(attributes).map((name) => {
     const a = attributes[name] as NgsiAttributes[string];
@@ -56,8 +106,8 @@ export async function createAsset(ctx: AppContext, siteId: string, body: unknown
   if (!types) knownTypes.set(ctx.store, (types = new Set()));
   const typeKnown = types.has(creation.type);
 
-  await ctx.store.writes.run(async (trx) => {
-    const outcome = await createAssetRecord(trx, ctx.store.adapter, {
+  await createsOf(ctx.store).submit({
+    asset: {
       id: creation.id,
       type: creation.type,
       urn: creation.urn,
@@ -66,11 +116,9 @@ export async function createAsset(ctx: AppContext, siteId: string, body: unknown
       recordedAt: creation.recordedAt,
       receivedAt,
       readings: readingsOf(creation.attributes),
-    }, ctx.config.siteQuota);
-    if (outcome.kind === 'exists') throw new AppError('ASSET_EXISTS');
-    if (outcome.kind === 'quota-reached') throw new AppError('SITE_QUOTA_REACHED');
-    if (outcome.kind === 'no-site') throw badRequest(`ClientID wrong: no site ${site.id} is registered on this platform`);
-    if (!typeKnown) await registerAssetType(trx, ctx.store.adapter, creation.type);
+    },
+    defaultQuota: ctx.config.siteQuota,
+    registerType: !typeKnown,
   });
   // Only once committed: a rolled-back create must not leave the type marked as stored.
   if (!typeKnown) {
@@ -87,17 +135,14 @@ export async function updateAsset(ctx: AppContext, siteId: string, assetId: stri
   const update = readAssetUpdate(body);
   const position = positionFromAttributes(update.attributes, site);
   const receivedAt = ctx.clock.now();
-  await ctx.store.writes.run(async (trx) => {
-    const found = await updateAssetRecord(trx, ctx.store.adapter, {
-      id: assetId,
-      expectedType: options.type,
-      changes: update.attributes,
-      position,
-      recordedAt: update.recordedAt,
-      receivedAt,
-      readings: readingsOf(update.attributes),
-    });
-    if (!found) throw new AppError('ASSET_NOT_FOUND');
+  await updatesOf(ctx.store).submit({
+    id: assetId,
+    expectedType: options.type,
+    changes: update.attributes,
+    position,
+    recordedAt: update.recordedAt,
+    receivedAt,
+    readings: readingsOf(update.attributes),
   });
 }
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { ROOT, opencity } from '../helpers/cli.js';
+import { ROOT, opencity, runTs } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /**
@@ -43,7 +43,7 @@ async function ensureBuilt(): Promise<void> {
 
 const skip = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`;
 
-describe('observatory page', { skip, timeout: 240_000 }, () => {
+describe('observatory page', { skip, timeout: 480_000 }, () => {
   let db: TestDatabase;
   let platform: OpenCity;
   let base: string;
@@ -66,7 +66,8 @@ describe('observatory page', { skip, timeout: 240_000 }, () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await ensureBuilt();
     db = await createTestDatabase('sqlite');
-    const demo = await opencity(db.url, 'demo');
+    // Two days of history are enough for the charts and load in a fraction of the default week.
+    const demo = await runTs('src/cli/main.ts', ['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
     assert.equal(demo.code, 0, `opencity demo failed: ${demo.stderr}`);
     const user = await opencity(db.url, 'user', 'add', USER, '--email', `${USER}@example.org`, '--password', PASSWORD);
     assert.equal(user.code, 0, `opencity user add failed: ${user.stderr}`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { isNumericValue } from '../../src/domain/aggregation.js';
 import { bearer, describeEachStore, type TestPlatform } from '../helpers/platform.js';
 
 const SERVICE = { 'platform-service': 'opencity' };
@@ -288,6 +289,31 @@ describeEachStore('datasource interface', (platform) => {
 
     // an attribute without numbers has no buckets
     assert.deepEqual(await json(`/datasource/${ASSET}/status/readings?aggrMethod=avg&aggrPeriod=day`), { aggregates: [] });
+  });
+
+  it('aggregates exactly the values the numeric grammar accepts, on every store', async () => {
+    const id = 'urn:oc:entity:santander:environmental:fixed:grammar';
+    const values: unknown[] = [
+      '10.7', '-0', '0', '55', 1.5e3, '2.5e-3', '1E+5', '1e99', '-1.5E-99', '123456789012345678901234567890', 7, -2.25,
+      '', ' 1', '1 ', '+1', '01', '.5', '5.', '1e', '1e100', '1e999', 'NaN', 'Infinity', '0x10', 'true', true, null,
+      '"1"', '[1]', { v: 1 }, '1,5', 'n/a', '1'.repeat(41), '1-2', '--1', '1e5.5',
+    ];
+    const start = T0 + 86_400_000 * 30;
+    for (let i = 0; i < values.length; i++) {
+      const attrs = { mixed: { type: 'urn:oc:attributeType:mixed', value: values[i] } };
+      if (i === 0) await santander.create(id, attrs, start + i * 1000);
+      else await santander.update(id, attrs, start + i * 1000);
+    }
+    const stored = (await json(`/datasource/${id}/mixed/readings?values=true`)) as string[];
+    assert.equal(stored.length, values.length);
+    const numbers = stored.filter(isNumericValue).map(Number);
+    assert.ok(numbers.length >= 12 && numbers.length < stored.length);
+    const [count] = (await json(`/datasource/${id}/mixed/readings?aggrMethod=count&aggrPeriod=day`)).aggregates;
+    assert.deepEqual(count, { start: iso(Math.floor(start / 86_400_000) * 86_400_000), count: numbers.length, value: numbers.length });
+    const [max] = (await json(`/datasource/${id}/mixed/readings?aggrMethod=max&aggrPeriod=day`)).aggregates;
+    assert.equal(max.value, Math.max(...numbers));
+    const [min] = (await json(`/datasource/${id}/mixed/readings?aggrMethod=min&aggrPeriod=day`)).aggregates;
+    assert.equal(min.value, Math.min(...numbers));
   });
 
   it('pages through 5,000 readings, each exactly once', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { centralAngle, haversineBound, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
+import { GEO_TOTAL_CAP } from '../../src/domain/geo-query.js';
 import { seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
 import { enc, expectedOrder, fails, featureIds, getJson, ok, publicAssets, sorted } from '../helpers/discovery-expect.js';
 import { describeEachStore } from '../helpers/platform.js';
@@ -94,6 +95,37 @@ describeEachStore('discovery geo', (platform) => {
     assert.deepEqual(sorted(onlyCity.ids), sorted(open.filter((a) => a.site === 'aarhus').map((a) => a.id)));
     const typed = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=2&km=true&type=parkingSpot`);
     assert.deepEqual(sorted(typed.ids), sorted(open.filter((a) => a.type === 'urn:oc:entityType:parkingSpot' && within(a, SANTANDER, kmToRadians(2))).map((a) => a.id)));
+  });
+
+  it('honours sort and order inside an area, and pages it', async () => {
+    const inside = open.filter((a) => within(a, SANTANDER, kmToRadians(1.5)));
+    assert.ok(inside.length > GEO_TOTAL_CAP, 'the area holds more than the counting cap');
+    const few = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=0.3&km=true&per=2` });
+    assert.equal(few.headers['x-total-count'], String(open.filter((a) => within(a, SANTANDER, kmToRadians(0.3))).length));
+    const byRecorded = expectedOrder(inside, 'recorded_at', 'asc');
+    const seen: string[] = [];
+    for (let page = 1; page <= 20 && seen.length < inside.length; page++) {
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.5&km=true&sort=recorded_at&order=ASC&per=25&page=${page}` });
+      // More than GEO_TOTAL_CAP match: full pages leave the total out, the last (short) page gives it.
+      const last = page * 25 >= inside.length;
+      assert.equal(res.headers['x-total-count'], last ? String(inside.length) : undefined);
+      // Grouping by type reorders across collections: compare each type's features with the expected order.
+      seen.push(...featureIds(res.json()));
+    }
+    assert.equal(seen.length, byRecorded.length, 'count');
+    assert.deepEqual(sorted(seen), sorted(byRecorded));
+    const unsorted = new Set<string>();
+    for (let page = 1; page <= 20 && unsorted.size < inside.length; page++) {
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.5&km=true&per=30&page=${page}` });
+      for (const id of featureIds(res.json())) {
+        assert.ok(!unsorted.has(id), 'no asset on two pages');
+        unsorted.add(id);
+      }
+    }
+    assert.deepEqual(sorted(unsorted), sorted(inside.map((a) => a.id)));
+    const first = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.5&km=true&sort=recorded_at&order=ASC&per=5` });
+    const firstIds = featureIds(first.json());
+    assert.deepEqual(sorted(firstIds), sorted(byRecorded.slice(0, 5)));
   });
 
   it('groups features by asset type in GeoJSON, with the feature properties', async () => {

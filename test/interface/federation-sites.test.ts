@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { Store } from '../../src/storage/store.js';
 import { describeEachStore } from '../helpers/platform.js';
-import { assetBody, assetRow, countsOf, create, read, readingsOf, remove, timeInstant, update } from '../helpers/federation.js';
+import { assetBody, assetRow, countsOf, create, read, readingsOf, remove, timeInstant, update, writeHeaders } from '../helpers/federation.js';
 
 const QUOTA = { error: 'BadRequest', description: 'The site reached its quota' };
 
@@ -145,5 +147,39 @@ describeEachStore('federation: sites stay apart', (platform) => {
     const santander = await p.siteToken('santander');
     assert.equal((await create(p, santander, assetBody('urn:oc:entity:experimenters:a:b:c'))).statusCode, 400);
     assert.equal((await create(p, token, assetBody('urn:oc:entity:santander:a:b:c'))).statusCode, 400);
+  });
+});
+
+describeEachStore('federation: two server processes on one database', (platform) => {
+  it('hold the quota and create-once between them', async () => {
+    const p = platform();
+    const token = await p.siteToken('twins', { latitude: 1, longitude: 1, quota: 5 });
+    // A second platform on the same database: its own connections and write queue, as another process has.
+    const other = Store.open(p.db.url);
+    const { app: second } = await buildApp({ config: p.ctx.config, store: other, clock: p.clock, migrate: false });
+    try {
+      const apps = [p.app, second];
+      const send = (n: number, body: unknown) => apps[n % 2]!.inject({ method: 'POST', url: '/federation/v2/entities', headers: writeHeaders(token), payload: JSON.stringify(body) });
+
+      const same = await Promise.all(Array.from({ length: 16 }, (_, n) => send(n, assetBody('urn:oc:entity:twins:env:a:same'))));
+      assert.deepEqual(same.map((r) => r.statusCode).sort(), [201, ...Array(15).fill(422)]);
+
+      const many = await Promise.all(Array.from({ length: 16 }, (_, n) => send(n, assetBody(`urn:oc:entity:twins:env:b:${n}`))));
+      assert.deepEqual(many.map((r) => r.statusCode).sort(), [201, 201, 201, 201, ...Array(12).fill(400)]);
+      assert.equal((await countsOf(p, 'twins')).reduce((n, c) => n + c.assets, 0), 5);
+
+      // Updates of one asset from both: none is lost.
+      const id = 'urn:oc:entity:twins:env:a:same';
+      const updates = await Promise.all(Array.from({ length: 16 }, (_, n) => apps[n % 2]!.inject({
+        method: 'POST', url: `/federation/v2/entities/${id}/attrs`, headers: writeHeaders(token),
+        payload: JSON.stringify({ TimeInstant: timeInstant(), [`a${n}`]: { type: 'Number', value: n } }),
+      })));
+      assert.deepEqual(updates.map((r) => r.statusCode), Array(16).fill(204));
+      const entity = (await read(p, token, id)).json();
+      for (let n = 0; n < 16; n++) assert.equal(entity[`a${n}`]?.value, n, `a${n}`);
+    } finally {
+      await second.close();
+      await other.close();
+    }
   });
 });

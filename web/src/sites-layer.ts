@@ -26,13 +26,36 @@ function pin(v: SiteView): HTMLElement {
     h('span', { class: 'site-name' }, v.site.context.name));
 }
 
+/** Markers closer than this (px) would print their names over each other. */
+const CROWDED_PX = 56;
+
 export class SitesLayer {
   private readonly group = L.layerGroup();
+  private placed: { marker: L.Marker; view: SiteView }[] = [];
 
-  constructor(private readonly map: L.Map, private readonly onSelect: (site: Site) => void) {}
+  constructor(private readonly map: L.Map, private readonly onSelect: (site: Site) => void) {
+    map.on('zoomend', () => this.declutter());
+  }
+
+  /**
+   * Sites close together on screen (the experimenters site sits in Santander) keep only the
+   * biggest one's name; the others show theirs on hover or focus.
+   */
+  private declutter(): void {
+    if (!this.map.hasLayer(this.group)) return;
+    const shown: L.Point[] = [];
+    const ranked = [...this.placed].sort((a, b) => b.view.count - a.view.count);
+    for (const { marker } of ranked) {
+      const at = this.map.latLngToContainerPoint(marker.getLatLng());
+      const crowded = shown.some((p) => p.distanceTo(at) < CROWDED_PX);
+      marker.getElement()?.querySelector('.site-pin')?.classList.toggle('crowded', crowded);
+      if (!crowded) shown.push(at);
+    }
+  }
 
   render(views: SiteView[]): void {
     this.group.clearLayers();
+    this.placed = [];
     for (const v of views) {
       const { latitude, longitude } = v.site.context.position ?? {};
       if (typeof latitude !== 'number' || typeof longitude !== 'number') continue;
@@ -49,11 +72,16 @@ export class SitesLayer {
       });
       marker.on('click', () => this.onSelect(v.site));
       this.group.addLayer(marker);
+      this.placed.push({ marker, view: v });
     }
+    this.declutter();
   }
 
   show(visible: boolean): void {
-    if (visible && !this.map.hasLayer(this.group)) this.group.addTo(this.map);
+    if (visible && !this.map.hasLayer(this.group)) {
+      this.group.addTo(this.map);
+      this.declutter();
+    }
     if (!visible && this.map.hasLayer(this.group)) this.group.remove();
   }
 }

@@ -43,11 +43,18 @@ export function readingsBody(readings: readonly ReadingRecord[], format: BodyFor
     return csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
       readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue]));
   }
+  // Names and types repeat from one reading to the next: each is quoted once per run of equal ones.
+  let name = '';
+  let nameJson = '""';
+  let type = '';
+  let typeJson = '""';
   let out = '{"readings":[';
   for (let i = 0; i < readings.length; i++) {
     const r = readings[i] as ReadingRecord;
+    if (r.attrName !== name) nameJson = str((name = r.attrName));
+    if (r.attrType !== type) typeJson = str((type = r.attrType));
     if (i > 0) out += ',';
-    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${str(r.attrName)},"attrType":${str(r.attrType)},"attrValue":${str(r.attrValue)}}`;
+    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${nameJson},"attrType":${typeJson},"attrValue":${str(r.attrValue)}}`;
   }
   return `${out}]}`;
 }
@@ -58,11 +65,10 @@ export function valuesBody(readings: readonly ReadingRecord[], format: BodyForma
 }
 
 export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): string {
-  const value = (v: number) => (Number.isFinite(v) ? String(v) : '');
   if (format === 'csv') {
-    return csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), value(b.value)]));
+    return csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), String(b.value)]));
   }
-  return str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: Number.isFinite(b.value) ? b.value : null })) });
+  return str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: b.value })) });
 }
 
 export function attributesBody(names: readonly string[], format: BodyFormat): string {

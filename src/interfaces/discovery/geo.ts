@@ -43,11 +43,11 @@ export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     // Without an explicit order, an area is read in the spatial index's order: a page costs what it holds.
     const order = hasShape(area) && query.sort === undefined && query.order === undefined ? { spatial: true as const } : listing.ordering;
     const { items, total } = await pageOfAssets(store, criteria, listing, order, GEO_TOTAL_CAP);
-    // Serialized here and sent as text, so that the media type stays exactly application/geojson (no charset added).
     const collections = featureCollections(items);
-    const serialize = reply.getSerializationFunction(200, GEOJSON_TYPE);
-    reply.header('content-type', GEOJSON_TYPE);
-    return withTotal(reply, total).send(serialize ? serialize(collections) : JSON.stringify(collections));
+    const serialize = reply.getSerializationFunction('200', GEOJSON_TYPE) as ((data: unknown) => string) | undefined;
+    const text = serialize ? serialize(collections) : JSON.stringify(collections);
+    // A Buffer, so that the media type stays exactly application/geojson (Fastify adds a charset to text).
+    return withTotal(reply, total).header('content-type', GEOJSON_TYPE).send(Buffer.from(text));
   };
 
   const everything = {

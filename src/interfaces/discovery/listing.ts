@@ -18,12 +18,14 @@ export async function pageOfAssets(
     const total = (await countAssets(store, criteria)) ?? 0;
     return { items: await sampleAssets(store, criteria, listing.sample, total), total };
   }
-  const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria, totalCap)]);
-  // A page that is not full ends the list: the total is known without counting.
-  if (total === undefined && items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) {
-    return { items, total: listing.page.offset + items.length };
+  if (totalCap === undefined) {
+    const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria)]);
+    return { items, total };
   }
-  return { items, total };
+  // A capped count is costly in itself: a page that is not full ends the list, and gives the total for free.
+  const items = await listAssets(store, criteria, order, listing.page);
+  if (items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) return { items, total: listing.page.offset + items.length };
+  return { items, total: await countAssets(store, criteria, totalCap) };
 }
 
 /** As pageOfAssets, with each asset's attributes (NGSI v2 documents). */

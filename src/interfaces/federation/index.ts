@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
+import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
 import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
 
@@ -12,6 +13,7 @@ const JSON_TYPE = 'application/json';
  * src/services/federation.ts.
  */
 export async function federationInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await registerWriteRateLimit(app, ctx.config.writeRateLimit);
   app.addSchema(FederationError);
   // The schemas document the interface; the checks run in the handlers, in the
   // order the spec gives and with their own descriptions.

@@ -57,6 +57,17 @@ export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ i
   return sql<{ id: number }>`(select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`.as('r');
 }
 
+/**
+ * The column `assets.<column>` as a filter term. With `useIndex` false, SQLite
+ * is kept from answering the filter through that column's index (unary +), so
+ * that it walks the index of the requested order instead and stops at the
+ * page's end; PostgreSQL's planner weighs that with its own statistics.
+ */
+export function filterColumn(dialect: Dialect, column: string, useIndex: boolean): RawBuilder<unknown> {
+  const ref = sql.ref(`assets.${column}`);
+  return dialect === 'sqlite' && !useIndex ? sql`+${ref}` : sql`${ref}`;
+}
+
 /** `assets.id` starts with `prefix` (case-sensitive). */
 export function idStartsWith(dialect: Dialect, prefix: string): RawBuilder<SqlBool> {
   if (dialect === 'postgres') return sql<SqlBool>`starts_with(assets.id, ${prefix})`;

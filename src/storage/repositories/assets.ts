@@ -74,20 +74,36 @@ function chunks<T>(items: T[]): T[][] {
 }
 
 /**
- * The site row, locked until the transaction ends on PostgreSQL (several
- * processes may create for one site at once; SQLite's write lock already
- * serializes writers), with its count of live assets.
+ * The site row with its count of live assets. On PostgreSQL the row is locked
+ * until the transaction ends (several processes may create for one site at
+ * once), and the count is read by a second statement once the lock is held:
+ * a statement sees what was committed when it began, so counting in the
+ * locking statement would miss the creates of the transaction it waited for.
+ * SQLite's write lock already serializes writers: one statement does.
  */
-const LOCK_SITE = new PreparedQuery<[site: string], { quota: number | null; latitude: number; longitude: number; assets: number | string | null }>(1, (db, [site], dialect) => {
-  const query = db.selectFrom('sites')
+type SiteRow = { quota: number | null; latitude: number; longitude: number; assets?: number | string | null };
+
+const SITE_WITH_COUNT = new PreparedQuery<[site: string], SiteRow>(1, (db, [site]) =>
+  db.selectFrom('sites')
     .select((eb) => [
       'quota', 'latitude', 'longitude',
       eb.selectFrom('asset_counts').where('asset_counts.site', '=', site)
         .select((c) => c.fn.coalesce(c.fn.sum<number>('asset_counts.assets'), c.lit(0)).as('n')).as('assets'),
     ])
-    .where('id', '=', site);
-  return dialect === 'postgres' ? query.forUpdate() : query;
-});
+    .where('id', '=', site));
+
+const LOCK_SITE = new PreparedQuery<[site: string], SiteRow>(1, (db, [site]) =>
+  db.selectFrom('sites').select(['quota', 'latitude', 'longitude']).where('id', '=', site).forUpdate());
+
+const COUNT_SITE = new PreparedQuery<[site: string], { assets: number | string | null }>(1, (db, [site]) =>
+  db.selectFrom('asset_counts').where('site', '=', site).select((c) => c.fn.coalesce(c.fn.sum<number>('assets'), c.lit(0)).as('assets')));
+
+async function siteForCreate(session: Session, site: string): Promise<SiteRow | undefined> {
+  if (session.dialect === 'sqlite') return (await SITE_WITH_COUNT.run(session, [site])).rows[0];
+  const row = (await LOCK_SITE.run(session, [site])).rows[0];
+  if (!row) return undefined;
+  return { ...row, assets: (await COUNT_SITE.run(session, [site])).rows[0]?.assets ?? 0 };
+}
 
 /** Inserts the asset, or revives a deleted row with that id; no row back when a live asset has it. */
 const UPSERT_ASSET = new PreparedQuery<[
@@ -173,13 +189,50 @@ export async function registerAssetType(trx: Trx, adapter: DialectAdapter, type:
   await inSession(trx, adapter.name, (session) => REGISTER_TYPE.run(session, [type]));
 }
 
+/*
+ * PostgreSQL answers each statement over the network: on its hot paths several
+ * writes go in one statement (data-modifying CTEs), which SQLite, in process
+ * and without such CTEs, does not need.
+ */
+
+/** After a create: readings, attribute catalogue, live-asset count and activity bucket at once. */
+const CREATE_TAIL = new PreparedQuery<unknown[], never>((rows) => 7 + 3 * rows, (db, p, _dialect, rows) => {
+  const [seq, receivedAt, site, service, provider, type, hour] = p;
+  const at = (i: number, k: number) => p[7 + 3 * i + k];
+  return db
+    .with('readings_added', (q) => q.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+      asset_seq: seq, attr_name: at(i, 0), recv_time: receivedAt, attr_type: at(i, 1), attr_value: at(i, 2),
+    }))).returning('seq'))
+    .with('attributes_added', (q) => q.insertInto('asset_attributes')
+      .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: seq, name: at(i, 0), type: at(i, 1) })))
+      .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') })))
+      .returning('asset_seq'))
+    .with('counted', (q) => q.insertInto('asset_counts').values({ site, service, provider, type, assets: 1 })
+      .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', 1) })))
+      .returning('assets'))
+    .insertInto('asset_activity').values({ site, service, provider, type, hour, assets: 1 })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) })));
+});
+
+/** An update that does not move the asset: its new state and its readings at once. */
+const UPDATE_WITH_READINGS = new PreparedQuery<unknown[], never>((rows) => 4 + 3 * rows, (db, p, _dialect, rows) => {
+  const [seq, attrs, recordedAt, receivedAt] = p;
+  return db
+    .with('state', (q) => q.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt }).where('seq', '=', seq).returning('seq'))
+    .insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+      asset_seq: seq, attr_name: p[4 + 3 * i], recv_time: receivedAt, attr_type: p[5 + 3 * i], attr_value: p[6 + 3 * i],
+    })));
+});
+
+const CHUNKABLE = (n: number) => n > 0 && n <= CHUNK;
+
 /**
  * Creates the asset, or revives a deleted one with that id (fresh attributes,
  * same seq, so its history stays attached). The quota counts live assets.
  */
 export async function createAssetRecord(trx: Trx, adapter: DialectAdapter, input: NewAsset, defaultQuota: number): Promise<CreateOutcome> {
   const created = await inSession(trx, adapter.name, async (session): Promise<CreateOutcome & { position?: Position }> => {
-    const site = (await LOCK_SITE.run(session, [input.urn.site])).rows[0];
+    const site = await siteForCreate(session, input.urn.site);
     if (!site) return { kind: 'no-site' };
     const quota = site.quota ?? defaultQuota;
     if (Number(site.assets ?? 0) >= quota) return { kind: 'quota-reached', quota };
@@ -193,11 +246,17 @@ export async function createAssetRecord(trx: Trx, adapter: DialectAdapter, input
     if (!row) return { kind: 'exists' };
     const seq = Number(row.seq);
 
-    await addReadings(session, seq, input.receivedAt, input.readings);
-    await recordAttributeTypes(session, seq, Object.entries(input.attributes));
     const key = counterKey({ ...urn, type: input.type });
-    await incrementCount(session, key);
-    await incrementActivity(session, key, activityHour(input.receivedAt));
+    const hour = activityHour(input.receivedAt);
+    if (session.dialect === 'postgres' && CHUNKABLE(input.readings.length)) {
+      await CREATE_TAIL.run(session, [seq, input.receivedAt, key.site, key.service, key.provider, key.type, hour,
+        ...input.readings.flatMap((r) => [r.name, r.type, r.value])], input.readings.length);
+    } else {
+      await addReadings(session, seq, input.receivedAt, input.readings);
+      await recordAttributeTypes(session, seq, Object.entries(input.attributes));
+      await incrementCount(session, key);
+      await incrementActivity(session, key, hour);
+    }
     return { kind: 'created', seq, position };
   });
   if (created.kind !== 'created' || !created.position) return created;
@@ -243,9 +302,13 @@ export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, input
     const attrs = JSON.stringify(mergeAttributes(stored, input.changes));
     const to = input.position;
     const moves = to !== undefined && (to.latitude !== current.latitude || to.longitude !== current.longitude);
+    // On PostgreSQL the state and the readings of an update that stays in place go in one statement.
+    const together = session.dialect === 'postgres' && !moves && CHUNKABLE(input.readings.length);
     if (moves) await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, input.recordedAt, input.receivedAt, to.latitude, to.longitude]);
-    else await WRITE_STATE.run(session, [seq, attrs, input.recordedAt, input.receivedAt]);
-    await addReadings(session, seq, input.receivedAt, input.readings);
+    else if (together) {
+      await UPDATE_WITH_READINGS.run(session, [seq, attrs, input.recordedAt, input.receivedAt, ...input.readings.flatMap((r) => [r.name, r.type, r.value])], input.readings.length);
+    } else await WRITE_STATE.run(session, [seq, attrs, input.recordedAt, input.receivedAt]);
+    if (!together) await addReadings(session, seq, input.receivedAt, input.readings);
 
     const retyped = Object.entries(input.changes).filter(([name, a]) => !Object.hasOwn(stored, name) || stored[name]?.type !== a.type);
     await recordAttributeTypes(session, seq, retyped);

@@ -6,7 +6,7 @@ import {
 import type { GeoArea } from '../../domain/geo-query.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
-import { attributeTextContains, containsPattern, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
+import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 
@@ -123,12 +123,12 @@ function visibilityCondition(eb: Eb, visible: VisibleAssets): Expression<SqlBool
   return eb.or([city, eb.and([eb('assets.site', '=', EXPERIMENTERS_SITE), eb.or(own)])]);
 }
 
-function selectionConditions(eb: Eb, dialect: Store['dialect'], selection: AssetSelection): Expression<SqlBool>[] {
+function selectionConditions(eb: Eb, dialect: Store['dialect'], selection: AssetSelection, filterIndexes = true): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
   const f = selection.filters;
   // An empty list of alternatives (contradicting parameters) selects nothing.
   const oneOf = (column: 'site' | 'service' | 'provider' | 'grp' | 'type' | 'experiment', values: string[] | undefined) => {
-    if (values) out.push(values.length === 0 ? sql<SqlBool>`false` : eb(`assets.${column}`, 'in', values));
+    if (values) out.push(values.length === 0 ? sql<SqlBool>`false` : eb(filterColumn(dialect, column, filterIndexes), 'in', values));
   };
   oneOf('site', f.site);
   oneOf('service', f.service);
@@ -154,12 +154,16 @@ function termCondition(eb: Eb, dialect: Store['dialect'], term: string): Express
   return eb.or([like('id'), like('type'), like('site'), attributeTextContains(dialect, term)]);
 }
 
-/** `prefiltered`: the query reads from the spatial index (spatialSource), which already holds the area's box. */
-function conditions(eb: Eb, dialect: Store['dialect'], criteria: AssetCriteria, prefiltered = false): Expression<SqlBool> {
+/**
+ * `prefiltered`: the query reads from the spatial index (spatialSource), which
+ * already holds the area's box. `filterIndexes` false: filters must not steer
+ * the store away from the order's index (see listingPlan).
+ */
+function conditions(eb: Eb, dialect: Store['dialect'], criteria: AssetCriteria, prefiltered = false, filterIndexes = true): Expression<SqlBool> {
   const all: Expression<SqlBool>[] = [eb('assets.deleted_at', 'is', null)];
   const visibility = visibilityCondition(eb, criteria.visible);
   if (visibility) all.push(visibility);
-  if (criteria.selection) all.push(...selectionConditions(eb, dialect, criteria.selection));
+  if (criteria.selection) all.push(...selectionConditions(eb, dialect, criteria.selection, filterIndexes));
   if (criteria.experimenter !== undefined) all.push(eb('assets.experimenter', '=', criteria.experimenter));
   if (criteria.excludeId !== undefined) all.push(eb('assets.id', '<>', criteria.excludeId));
   const area = criteria.area;
@@ -202,7 +206,7 @@ function areaBox(criteria: AssetCriteria): Box | undefined {
  * The assets the criteria select. With `spatial`, read in the spatial index's
  * order where the store can stream it, so that a LIMIT stops early.
  */
-function baseQuery(store: Store, criteria: AssetCriteria, withAttributes: boolean, spatial = false): AssetQuery {
+function baseQuery(store: Store, criteria: AssetCriteria, withAttributes: boolean, spatial = false, filterIndexes = true): AssetQuery {
   const box = spatial ? areaBox(criteria) : undefined;
   const source = box && spatialSource(store.dialect, box);
   let q: AssetQuery = source
@@ -210,20 +214,40 @@ function baseQuery(store: Store, criteria: AssetCriteria, withAttributes: boolea
     : store.read.selectFrom('assets');
   q = q.select(SUMMARY_COLUMNS);
   if (withAttributes) q = q.select('assets.attrs');
-  return q.where((eb) => conditions(eb, store.dialect, criteria, source !== undefined));
+  return q.where((eb) => conditions(eb, store.dialect, criteria, source !== undefined, filterIndexes));
 }
 
 const isSpatial = (order: AssetOrder) => 'spatial' in order;
 
+/** Orders an index gives directly (assets_last_reading, the id key). */
+const INDEXED_ORDERS = new Set(['last_reading_at', 'id']);
+/** Below this many selected assets, reading them all through a filter's index and sorting is cheaper than walking the order's index. */
+const SMALL_SELECTION = 5000;
+
+/**
+ * Should filters on site, service, provider or type use their indexes? Not
+ * when the order has an index of its own and the counters say the filters
+ * keep many assets: walking the order's index then finds a page within a few
+ * thousand rows, where the filter's index would read and sort all of them.
+ */
+async function useFilterIndexes(store: Store, criteria: AssetCriteria, order: AssetOrder): Promise<boolean> {
+  if (!('sort' in order) || !INDEXED_ORDERS.has(order.sort) || !countableByCounters(criteria)) return true;
+  const f = criteria.selection?.filters ?? {};
+  if (!f.site && !f.service && !f.provider && !f.type) return true;
+  return (await countFromCounters(store, criteria)) <= SMALL_SELECTION;
+}
+
 /** One page of the assets the criteria select, in the given order. */
 export async function listAssets(store: Store, criteria: AssetCriteria, order: AssetOrder, page: Page): Promise<AssetSummary[]> {
-  const rows = await ordered(baseQuery(store, criteria, false, isSpatial(order)), order).limit(page.limit).offset(page.offset).execute();
+  const filterIndexes = await useFilterIndexes(store, criteria, order);
+  const rows = await ordered(baseQuery(store, criteria, false, isSpatial(order), filterIndexes), order).limit(page.limit).offset(page.offset).execute();
   return (rows as SummaryRow[]).map(toSummary);
 }
 
 /** As listAssets, with each asset's attributes. */
 export async function listAssetDetails(store: Store, criteria: AssetCriteria, order: AssetOrder, page: Page): Promise<AssetDetail[]> {
-  const rows = await ordered(baseQuery(store, criteria, true, isSpatial(order)), order).limit(page.limit).offset(page.offset).execute();
+  const filterIndexes = await useFilterIndexes(store, criteria, order);
+  const rows = await ordered(baseQuery(store, criteria, true, isSpatial(order), filterIndexes), order).limit(page.limit).offset(page.offset).execute();
   return (rows as Array<SummaryRow & { attrs: string }>).map((r) => ({ ...toSummary(r), attrs: r.attrs }));
 }
 

@@ -70,13 +70,15 @@ function filtered(store: Store, filter: ReadingsFilter) {
  */
 export async function findReadings(store: Store, filter: ReadingsFilter, selection: Selection): Promise<ReadingRecord[]> {
   const only = filter.attrName;
-  const q = filtered(store, filter).select(['recv_time', 'attr_type', 'attr_value'])
-    .$if(only === undefined, (qb) => qb.select('attr_name'));
+  // Rows come back in the record's shape, so that a thousand of them are not copied once more.
+  const q = filtered(store, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue'])
+    .$if(only === undefined, (qb) => qb.select('attr_name as attrName'));
   const rows = selection.kind === 'page'
     ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
     : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
-  return rows.map((r) => ({ recvTime: Number(r.recv_time), attrName: r.attr_name ?? (only as string), attrType: r.attr_type, attrValue: r.attr_value }));
+  if (only !== undefined) for (const r of rows) r.attrName = only;
+  return rows as ReadingRecord[];
 }
 
 /** The largest LIMIT both stores accept: a subquery fence that limits nothing. */

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import { startBareServer } from '../lib/baseline.js';
+import { measurePair } from '../lib/compare.js';
+import type { StoreKind } from '../lib/databases.js';
+import { planAsset } from '../lib/generate.js';
+import { load, type RequestSpec } from '../lib/load.js';
+import { startServer, type BenchServer } from '../lib/server.js';
+import type { LoadResult, ResultRow, Scenario } from '../types.js';
+
+/**
+ * Discovery reads on a generated city of 1,000,000 assets over 10 sites (issue:
+ * discovery interface), on SQLite and PostgreSQL: a page of assets, one asset,
+ * a 500 m geo search around real Santander positions, and the sites with their
+ * counts; then the server's peak memory. Each load is compared with a bare
+ * node:http server answering the very same bytes, measured in the same run.
+ */
+
+const CONNECTIONS = 32;
+const DATASET = { assets: 1_000_000, readings: 10_000_000 };
+/** Distinct asset ids and geo centres the loads cycle through. */
+const SAMPLES = 5000;
+const BASE = '/discovery/v0';
+
+interface Probe {
+  name: string;
+  goal: string;
+  met: (r: LoadResult) => boolean;
+  requests: RequestSpec[];
+}
+
+/** Public (non-experiment) assets of the data set, spread over its whole index range. */
+function sampleAssets(count: number, seed: number, assets: number, site?: string) {
+  const out: Array<ReturnType<typeof planAsset>> = [];
+  const stride = 7919;
+  for (let k = 0; out.length < count && k < count * 50; k++) {
+    const plan = planAsset((k * stride) % assets, seed);
+    if (plan.site.id !== 'experimenters' && (site === undefined || plan.site.id === site)) out.push(plan);
+  }
+  return out;
+}
+
+function probes(server: BenchServer): Probe[] {
+  const info = server.dataset;
+  if (!info) throw new Error('the discovery scenario needs a generated data set');
+  const ids = sampleAssets(SAMPLES, info.seed, info.assets).map((p) => `${BASE}/assets/${encodeURIComponent(p.id)}`);
+  const centres = sampleAssets(SAMPLES, info.seed, info.assets, 'santander')
+    .map((p) => `${BASE}/assets/geo/search?lat=${p.latitude.toFixed(6)}&long=${p.longitude.toFixed(6)}&radius=0.5&km=true`);
+  const fast = (min: number) => (r: LoadResult) => r.rps >= min && r.p99Ms < 20 && r.errors === 0;
+  return [
+    { name: 'GET /assets?per=30', goal: '>= 5,000/s, p99 < 20 ms', met: fast(5000), requests: [{ path: `${BASE}/assets?per=30` }] },
+    { name: 'GET /assets/{urn} (5,000 ids)', goal: '>= 5,000/s, p99 < 20 ms', met: fast(5000), requests: ids.map((path) => ({ path })) },
+    {
+      name: 'GET /assets/geo/search 500 m, Santander (5,000 centres)', goal: '>= 2,000/s',
+      met: (r) => r.rps >= 2000 && r.errors === 0, requests: centres.map((path) => ({ path })),
+    },
+    { name: 'GET /assets/sites (counts)', goal: 'p50 < 5 ms', met: (r) => r.p50Ms < 5 && r.errors === 0, requests: [{ path: `${BASE}/assets/sites` }] },
+  ];
+}
+
+/** Peak resident memory of a process (Linux), in MiB. */
+function peakRssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+  return Math.round(kb / 1024);
+}
+
+const asMemory = (mib: number): LoadResult => ({ rps: 0, p50Ms: mib, p90Ms: mib, p99Ms: mib, requests: 0, errors: 0 });
+
+async function runOn(store: StoreKind): Promise<ResultRow[]> {
+  const label = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const server = await startServer({ store, dataset: DATASET });
+  const rows: ResultRow[] = [];
+  try {
+    for (const probe of probes(server)) {
+      // The bare server answers with the bytes the platform gives for the first request of the probe.
+      const sample = await fetch(`${server.url}${probe.requests[0]?.path ?? '/'}`);
+      const body = await sample.text();
+      if (sample.status !== 200) throw new Error(`${probe.name}: ${sample.status} ${body.slice(0, 200)}`);
+      const bare = await startBareServer({ status: 200, body, contentType: sample.headers.get('content-type') ?? 'application/json' });
+      try {
+        const measured = await measurePair(
+          () => load({ url: `${server.url}${BASE}/assets`, requests: probe.requests, connections: CONNECTIONS }),
+          () => load({ url: `${bare.url}/`, requests: probe.requests, connections: CONNECTIONS }),
+        );
+        rows.push({
+          name: `${probe.name} (${label}, 1M assets, ${CONNECTIONS} conns)`,
+          result: measured.result,
+          baselineName: 'bare node:http, same bytes',
+          baseline: measured.baseline,
+          goal: probe.goal,
+          met: probe.met(measured.result),
+        });
+      } finally {
+        await bare.close();
+      }
+    }
+    const mib = peakRssMiB(server.pid);
+    rows.push({
+      name: `server peak memory after the loads, MiB in the latency columns (${label}, 1M assets)`,
+      result: asMemory(mib),
+      baselineName: 'limit',
+      baseline: asMemory(300),
+      goal: '< 300 MiB',
+      met: mib < 300,
+    });
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
+
+const discovery: Scenario = {
+  name: 'discovery',
+  description: 'Discovery reads on 1,000,000 generated assets over 10 sites (SQLite and PostgreSQL): a page of assets, one asset, a 500 m geo search in Santander, the sites with their counts, and the server\'s peak memory.',
+  async run(): Promise<ResultRow[]> {
+    return [...(await runOn('sqlite')), ...(await runOn('postgres'))];
+  },
+};
+
+export default discovery;
