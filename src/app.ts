@@ -8,6 +8,7 @@ import { badRequest } from './domain/errors.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
+import { serverWithLiveness } from './http/liveness.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { requestSerializer } from './http/log-redaction.js';
 import { registerObservability } from './http/observability.js';
@@ -60,6 +61,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const generatedAdminSecret = await ensureBootstrapClients(store, clock, config.publicUrl, config.adminSecret);
 
   const app = Fastify({
+    serverFactory: serverWithLiveness,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer } },
     // Access logs only at debug: at info they would cost the write path a third of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),

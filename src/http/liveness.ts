@@ -1,0 +1,20 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+
+const BODY = '{"status":"ok"}';
+
+/**
+ * The HTTP server, with liveness answered before the router: probes hit it every
+ * few seconds from every orchestrator, and it must stay cheap and answer even
+ * when the app is saturated. `/health` is also a Fastify route (same answer) for
+ * in-process requests and the OpenAPI document.
+ */
+export function serverWithLiveness(handler: (req: IncomingMessage, res: ServerResponse) => void): http.Server {
+  return http.createServer((req, res) => {
+    if (req.url === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': BODY.length, 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : BODY);
+      return;
+    }
+    handler(req, res);
+  });
+}
