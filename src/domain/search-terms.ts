@@ -7,6 +7,12 @@
 import { badRequest } from './errors.js';
 
 export const MAX_TERMS = 8;
+/**
+ * Searches count their matches up to this many: every match is found by
+ * reading the asset's text, so beyond it X-Total-Count is left out (a short
+ * page still ends the list).
+ */
+export const SEARCH_TOTAL_CAP = 1000;
 export const MAX_TERM_LENGTH = 100;
 
 export function parseSearchTerms(query: string | undefined, name = 'query'): string[] {

@@ -18,7 +18,7 @@ export interface ServerProcess {
 
 const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** Starts the server with this environment (PORT 0 and loopback unless given) and waits until it listens. */
+/** Starts the server with this environment (PORT 0 and loopback unless given) and waits until it listens (LOG_LEVEL must be info or finer: its "listening" line gives the port). */
 export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,

@@ -79,6 +79,7 @@ describe('a real server process under slow clients, with secrets kept out of its
     assert.equal(await server.stop('SIGTERM'), 0);
     const logs = server.output();
     assert.match(logs, /incoming request/, 'requests are logged at this level');
+    assert.ok(logs.includes('/no/such/route?access_token=[redacted]'), 'the request URL is logged, its credentials redacted');
     for (const [name, value] of Object.entries({ adminSecret: ADMIN_SECRET, secret, adminToken, token })) {
       const at = logs.indexOf(value);
       assert.equal(at, -1, `the ${name} appears in the logs: …${logs.slice(Math.max(0, at - 300), at).replace(/\s+/g, ' ')}[${name}]…`);

@@ -5,7 +5,7 @@ import {
   HistoryQuery, ListingQuery, NgsiListingQuery, SearchQuery, UrnParams,
 } from '../../contracts/discovery.js';
 import { parseListing, parsePage } from '../../domain/asset-listing.js';
-import { parseSearchTerms } from '../../domain/search-terms.js';
+import { parseSearchTerms, SEARCH_TOTAL_CAP } from '../../domain/search-terms.js';
 import { visibleAssets } from '../../domain/visible-assets.js';
 import { recentReadings, type AssetCriteria } from '../../storage/repositories/discovery-assets.js';
 import { optionalBearer, visibleAsset, type DiscoveryDeps } from './deps.js';
@@ -54,21 +54,21 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     const listing = parseListing(request.query);
     const criteria: AssetCriteria = { visible: visibleAssets(request.caller), selection: listing.selection };
     if (request.query.query !== undefined) criteria.terms = parseSearchTerms(request.query.query);
-    const { items, total } = await pageOfAssetDetails(store, criteria, listing);
+    const { items, total } = await pageOfAssetDetails(store, criteria, listing, criteria.terms ? SEARCH_TOTAL_CAP : undefined);
     return withTotal(reply, total).send(items.map(ngsiDocument));
   });
 
   app.get<{ Querystring: Static<typeof SearchQuery> }>('/assets/metadata/search', {
     schema: {
       tags: ['discovery'], summary: 'Search assets by words', security: optionalBearer,
-      description: 'Every word of query (separated by spaces or +) must occur, case-insensitively, in the id, type, site, an attribute name or a metadata value. Paged like /assets.',
+      description: `Every word of query (separated by spaces or +) must occur, case-insensitively, in the id, type, site, an attribute name or a metadata value. Paged like /assets; X-Total-Count is left out when more than ${SEARCH_TOTAL_CAP} match.`,
       querystring: SearchQuery, response: listResponse(AssetList, 'Matching assets'),
     },
   }, async (request, reply) => {
     const terms = parseSearchTerms(request.query.query);
     const listing = parseListing(request.query);
     const criteria: AssetCriteria = { visible: visibleAssets(request.caller), selection: listing.selection, terms };
-    const { items, total } = await pageOfAssets(store, criteria, listing);
+    const { items, total } = await pageOfAssets(store, criteria, listing, listing.ordering, SEARCH_TOTAL_CAP);
     return withTotal(reply, total).send(await render(items));
   });
 

@@ -29,13 +29,18 @@ export async function pageOfAssets(
 }
 
 /** As pageOfAssets, with each asset's attributes (NGSI v2 documents). */
-export async function pageOfAssetDetails(store: Store, criteria: AssetCriteria, listing: AssetListing): Promise<{ items: AssetDetail[]; total: number | undefined }> {
+export async function pageOfAssetDetails(store: Store, criteria: AssetCriteria, listing: AssetListing, totalCap?: number): Promise<{ items: AssetDetail[]; total: number | undefined }> {
   if (listing.sample !== undefined) {
     const sampled = await pageOfAssets(store, criteria, listing);
     return { items: await assetDetailsBySeq(store, sampled.items.map((a) => a.seq)), total: sampled.total };
   }
-  const [items, total] = await Promise.all([listAssetDetails(store, criteria, listing.ordering, listing.page), countAssets(store, criteria)]);
-  return { items, total };
+  if (totalCap === undefined) {
+    const [items, total] = await Promise.all([listAssetDetails(store, criteria, listing.ordering, listing.page), countAssets(store, criteria)]);
+    return { items, total };
+  }
+  const items = await listAssetDetails(store, criteria, listing.ordering, listing.page);
+  if (items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) return { items, total: listing.page.offset + items.length };
+  return { items, total: await countAssets(store, criteria, totalCap) };
 }
 
 /** Sets X-Total-Count, unless the total was too costly to count (left out then). */

@@ -68,6 +68,17 @@ export function filterColumn(dialect: Dialect, column: string, useIndex: boolean
   return dialect === 'sqlite' && !useIndex ? sql`+${ref}` : sql`${ref}`;
 }
 
+/**
+ * The spatial index's own order, where the store needs it spelled out:
+ * PostgreSQL walks its GiST index nearest first from `centre` (a plain scan's
+ * order is not stable: parallel plans may change it); SQLite's spatialSource
+ * already reads in R*Tree order (undefined: nothing to add).
+ */
+export function spatialOrder(dialect: Dialect, centre: { latitude: number; longitude: number }): RawBuilder<number> | undefined {
+  if (dialect === 'sqlite') return undefined;
+  return sql<number>`assets.geog <-> ST_SetSRID(ST_MakePoint(${centre.longitude}, ${centre.latitude}), 4326)::geography`;
+}
+
 /** `assets.id` starts with `prefix` (case-sensitive). */
 export function idStartsWith(dialect: Dialect, prefix: string): RawBuilder<SqlBool> {
   if (dialect === 'postgres') return sql<SqlBool>`starts_with(assets.id, ${prefix})`;

@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import type { Store } from '../store.js';
 import type { RoleAssignment, UserRecord } from './principals.js';
 
@@ -39,15 +40,35 @@ const userOf = (r: JoinedRow): UserRecord => ({
   id: r.id, username: r.username, email: r.email, passwordHash: r.password_hash, serviceAccountOf: r.service_account_of,
 });
 
+interface ClientRow extends JoinedRow {
+  client_name: string | null;
+  secret_digest: string | null;
+}
+
+/**
+ * The lookup of every client_credentials grant, compiled once per store:
+ * building and compiling the query each time would cost more CPU than running it.
+ */
+const clientLookups = new WeakMap<Store, string>();
+
+function clientLookupSql(store: Store): string {
+  let text = clientLookups.get(store);
+  if (text === undefined) {
+    text = store.read.selectFrom('clients as c')
+      .innerJoin('users as u', 'u.id', 'c.service_account_user_id')
+      .leftJoin('role_assignments as r', 'r.user_id', 'u.id')
+      .select(['c.name as client_name', 'c.secret_digest', 'u.id', 'u.username', 'u.email', 'u.password_hash', 'u.service_account_of', 'r.role', 'r.experiment'])
+      .where('c.id', '=', '')
+      .orderBy('r.role').orderBy('r.experiment')
+      .compile().sql;
+    clientLookups.set(store, text);
+  }
+  return text;
+}
+
 /** A client, its service-account user and that user's roles. */
 export async function findClientWithAccount(store: Store, clientId: string): Promise<ClientWithAccount | undefined> {
-  const rows = await store.read.selectFrom('clients as c')
-    .innerJoin('users as u', 'u.id', 'c.service_account_user_id')
-    .leftJoin('role_assignments as r', 'r.user_id', 'u.id')
-    .select(['c.name as client_name', 'c.secret_digest', 'u.id', 'u.username', 'u.email', 'u.password_hash', 'u.service_account_of', 'r.role', 'r.experiment'])
-    .where('c.id', '=', clientId)
-    .orderBy('r.role').orderBy('r.experiment')
-    .execute();
+  const { rows } = await store.read.executeQuery<ClientRow>(CompiledQuery.raw(clientLookupSql(store), [clientId]));
   const first = rows[0];
   if (!first) return undefined;
   return { id: clientId, name: first.client_name, secretDigest: first.secret_digest, account: userOf(first), roles: rolesOf(rows) };

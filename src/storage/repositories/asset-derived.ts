@@ -1,0 +1,110 @@
+import type { Transaction } from 'kysely';
+import { counterSegment } from '../../domain/activity.js';
+import type { NgsiAttribute } from '../../domain/asset-body.js';
+import type { DialectAdapter } from '../dialects/adapter.js';
+import { inSession, PreparedQuery, type Session } from '../prepared-query.js';
+import type { Database } from '../schema.js';
+
+/**
+ * What every asset write keeps in step beside the asset's own row: its
+ * readings (history), the catalogue of its attributes and of asset types, the
+ * live-asset counters and the hourly activity buckets discovery reads.
+ */
+type Trx = Transaction<Database>;
+
+/** One reading per attribute of the request. */
+export interface ReadingInput {
+  name: string;
+  type: string;
+  /** The value as a string (JSON for non-strings). */
+  value: string;
+}
+
+export interface CounterKey {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+}
+
+export const counterKey = (a: { site: string; service: string | null; provider: string | null; type: string }): CounterKey =>
+  ({ site: a.site, service: counterSegment(a.service), provider: counterSegment(a.provider), type: a.type });
+
+export const CHUNK = 32;
+
+/** Rows in chunks of at most CHUNK, so that a multi-row statement has few shapes to prepare. */
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 2 + 3 * rows, (db, p, _dialect, rows) => {
+  const [seq, receivedAt] = p;
+  return db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+    asset_seq: seq, attr_name: p[2 + 3 * i], recv_time: receivedAt, attr_type: p[3 + 3 * i], attr_value: p[4 + 3 * i],
+  })));
+});
+
+export async function addReadings(session: Session, seq: number, receivedAt: number, readings: ReadingInput[]): Promise<void> {
+  for (const chunk of chunks(readings)) {
+    await READINGS.run(session, [seq, receivedAt, ...chunk.flatMap((r) => [r.name, r.type, r.value])], chunk.length);
+  }
+}
+
+const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 1 + 2 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('asset_attributes')
+    .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[0], name: p[1 + 2 * i], type: p[2 + 2 * i] })))
+    .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') }))));
+
+export async function recordAttributeTypes(session: Session, seq: number, attributes: Array<[string, NgsiAttribute]>): Promise<void> {
+  for (const chunk of chunks(attributes)) {
+    await ATTRIBUTE_TYPES.run(session, [seq, ...chunk.flatMap(([name, a]) => [name, a.type])], chunk.length);
+  }
+}
+
+type CounterParams = [site: string, service: string, provider: string, type: string];
+const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
+
+const INCREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.insertInto('asset_counts').values({ site, service, provider, type, assets: 1 })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', 1) }))));
+const DECREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.updateTable('asset_counts').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type })));
+const DROP_EMPTY_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
+  db.deleteFrom('asset_counts').where((eb) => eb.and({ site, service, provider, type })).where('assets', '<=', 0));
+
+type ActivityParams = [...CounterParams, hour: number];
+const INCREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.insertInto('asset_activity').values({ site, service, provider, type, hour, assets: 1 })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) }))));
+const DECREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.updateTable('asset_activity').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type, hour })));
+const DROP_EMPTY_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
+  db.deleteFrom('asset_activity').where((eb) => eb.and({ site, service, provider, type, hour })).where('assets', '<=', 0));
+
+export async function incrementCount(session: Session, key: CounterKey): Promise<void> {
+  await INCREMENT_COUNT.run(session, counterParams(key));
+}
+
+export async function decrementCount(session: Session, key: CounterKey): Promise<void> {
+  await DECREMENT_COUNT.run(session, counterParams(key));
+  await DROP_EMPTY_COUNT.run(session, counterParams(key));
+}
+
+export async function incrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
+  await INCREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+}
+
+export async function decrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
+  await DECREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+  await DROP_EMPTY_ACTIVITY.run(session, [...counterParams(key), hour]);
+}
+
+const REGISTER_TYPE = new PreparedQuery<[type: string], never>(1, (db, [type]) =>
+  db.insertInto('asset_types').values({ id: type, description: '' }).onConflict((oc) => oc.column('id').doNothing()));
+
+/** Registers a type discovery has not seen yet (empty description until the dictionary fills it). */
+export async function registerAssetType(trx: Trx, adapter: DialectAdapter, type: string): Promise<void> {
+  await inSession(trx, adapter.name, (session) => REGISTER_TYPE.run(session, [type]));
+}
