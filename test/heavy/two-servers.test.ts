@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+import { startServer, type ServerProcess } from '../helpers/hardening-server.js';
+import { federationWrite, fetchToken, prepareSite, storedState } from '../helpers/hardening-load.js';
+
+/**
+ * Two server processes on one PostgreSQL store under concurrent load: quotas and
+ * create-once hold across them, a token of one is accepted by the other, nothing
+ * is lost; and the throughput of two processes against one.
+ */
+
+const WRITES = Number(process.env.TWO_SERVER_WRITES ?? 3000);
+const CONCURRENCY = 32;
+
+/** Runs `count` jobs with at most `concurrency` at once; returns their results in order. */
+async function pool<T>(count: number, concurrency: number, job: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      const i = next++;
+      results[i] = await job(i);
+    }
+  }));
+  return results;
+}
+
+if (STORES.includes('postgres')) {
+  describe('two server processes on one PostgreSQL store', () => {
+    let db: TestDatabase;
+    let a: ServerProcess;
+    let b: ServerProcess;
+    let tokenA = '';
+    let tokenB = '';
+    let quotaSecret = '';
+
+    before(async () => {
+      db = await createTestDatabase('postgres');
+      const secret = await prepareSite(db.url, 'shared');
+      quotaSecret = await prepareSite(db.url, 'quotaville', 40);
+      [a, b] = await Promise.all([startServer({ DATABASE_URL: db.url }), startServer({ DATABASE_URL: db.url })]);
+      tokenA = await fetchToken(a.url, 'ocsite-shared', secret);
+      tokenB = await fetchToken(b.url, 'ocsite-shared', secret);
+    });
+
+    after(async () => {
+      await Promise.all([a?.stop('SIGTERM'), b?.stop('SIGTERM')]);
+      await db?.drop();
+    });
+
+    it('accepts on one server the tokens the other issued', async () => {
+      for (const [server, token] of [[b, tokenA], [a, tokenB]] as const) {
+        const res = await fetch(`${server.url}/federation/v2/entities/${encodeURIComponent('urn:oc:entity:shared:none:x:1')}`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(res.status, 404, await res.text());
+      }
+    });
+
+    it('creates each asset once when both servers receive it at the same time', async () => {
+      const ids = Array.from({ length: 60 }, (_, i) => `urn:oc:entity:shared:once:x:${i}`);
+      const statuses = await Promise.all(ids.map(async (id, i) => {
+        const [x, y] = await Promise.all([federationWrite(a.url, tokenA, 'create', id, i + 1), federationWrite(b.url, tokenB, 'create', id, i + 1)]);
+        return [x, y].sort().join(',');
+      }));
+      for (const s of statuses) assert.equal(s, '201,422');
+    });
+
+    it('holds a site quota across both servers', async () => {
+      const token = await fetchToken(a.url, 'ocsite-quotaville', quotaSecret);
+      const statuses = await pool(100, CONCURRENCY, (i) => federationWrite(i % 2 ? a.url : b.url, token, 'create', `urn:oc:entity:quotaville:q:x:${i}`, i + 1));
+      assert.equal(statuses.filter((s) => s === 201).length, 40, JSON.stringify(statuses));
+      assert.ok(statuses.every((s) => s === 201 || s === 400));
+      const state = await storedState(db.url, 'quotaville');
+      assert.equal(state.assets.size, 40);
+      assert.equal(state.counted, 40);
+    });
+
+    it('loses nothing under concurrent load on both, and reports the throughput of one and two processes', async () => {
+      const run = async (label: string, servers: Array<[ServerProcess, string]>) => {
+        const started = performance.now();
+        const statuses = await pool(WRITES, CONCURRENCY * servers.length, (i) => {
+          const [server, token] = servers[i % servers.length] as [ServerProcess, string];
+          return federationWrite(server.url, token, 'create', `urn:oc:entity:shared:${label}:x:${i}`, 100_000 + i);
+        });
+        const seconds = (performance.now() - started) / 1000;
+        assert.ok(statuses.every((s) => s === 201), `${label}: ${statuses.filter((s) => s !== 201).slice(0, 5).join(',')}`);
+        return WRITES / seconds;
+      };
+      const one = await run('one', [[a, tokenA]]);
+      const two = await run('two', [[a, tokenA], [b, tokenB]]);
+      const state = await storedState(db.url, 'shared');
+      for (const label of ['one', 'two']) {
+        for (let i = 0; i < WRITES; i++) {
+          const id = `urn:oc:entity:shared:${label}:x:${i}`;
+          assert.ok(state.assets.has(id), `${id} lost`);
+          assert.deepEqual(state.readings.get(id)?.get('temperature'), [String(100_000 + i)], `${id}: readings`);
+        }
+      }
+      assert.equal(state.counted, state.assets.size);
+      process.stdout.write(`# two-servers writes=${WRITES} one-process=${one.toFixed(0)}/s two-processes=${two.toFixed(0)}/s ratio=${(two / one).toFixed(2)} lost=0\n`);
+    });
+
+  });
+}
