@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { badRequest } from './domain/errors.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
@@ -82,8 +81,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // No identifier or parameter of the platform holds U+0000, and PostgreSQL text cannot store it.
-    done(/%00/i.test(request.url) ? badRequest('The request URL contains a NUL character (%00)') : undefined);
+    done();
   });
 
   registerErrorHandling(app, (e) => store.isUnavailable(e));

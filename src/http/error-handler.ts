@@ -40,6 +40,8 @@ export function toAppError(error: unknown, isUnavailable: (e: unknown) => boolea
   if (mapped) return new AppError(mapped, mapped === 'BAD_REQUEST' ? e.message : undefined);
   if (e?.statusCode === 429) return new AppError('TOO_MANY_REQUESTS');
   if (isUnavailable(error)) return new AppError('STORE_UNAVAILABLE');
+  // PostgreSQL text cannot hold U+0000 (SQLSTATE 22021): a request value carrying one is the request's fault.
+  if (e?.code === '22021') return new AppError('BAD_REQUEST', 'The request holds a character the store cannot take (U+0000)');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError(e.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : e.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message);
   }

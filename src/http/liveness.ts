@@ -8,8 +8,8 @@ const BODY = '{"status":"ok"}';
  * when the app is saturated. `/health` is also a Fastify route (same answer) for
  * in-process requests and the OpenAPI document.
  */
-export function serverWithLiveness(handler: (req: IncomingMessage, res: ServerResponse) => void): http.Server {
-  return http.createServer((req, res) => {
+export function serverWithLiveness(handler: (req: IncomingMessage, res: ServerResponse) => void, options: ServerTimeouts = {}): http.Server {
+  const server = http.createServer(options.http ?? {}, (req, res) => {
     if (req.url === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': BODY.length, 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : BODY);
@@ -17,4 +17,17 @@ export function serverWithLiveness(handler: (req: IncomingMessage, res: ServerRe
     }
     handler(req, res);
   });
+  // Fastify applies its timeouts only to servers it makes itself: a factory's server takes them here.
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+  if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+  return server;
+}
+
+/** The Fastify options a server factory receives that concern the server itself. */
+interface ServerTimeouts {
+  http?: http.ServerOptions | null;
+  requestTimeout?: number;
+  keepAliveTimeout?: number;
+  connectionTimeout?: number;
 }
