@@ -6,6 +6,7 @@ import type { StoreKind } from '../lib/databases.js';
 import { load, type RequestSpec } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
 import { REPO_ROOT, startServer, type BenchServer } from '../lib/server.js';
+import { Store } from '../../src/storage/store.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
 /**
@@ -84,8 +85,9 @@ async function measureStore(store: StoreKind): Promise<StoreFigures> {
 /**
  * The raw floor: node:http reads the body, parses it, and the same writes as an
  * update (read the asset, merge its attributes, write it back, one reading per
- * attribute) go to better-sqlite3 (WAL, synchronous=NORMAL), committed together
- * for the requests of one event-loop turn, each answered once its batch committed.
+ * attribute) go to better-sqlite3 (WAL, synchronous=NORMAL) on the platform's
+ * own schema (same tables and indexes), committed together for the requests of
+ * one event-loop turn, each answered once its batch committed.
  */
 const RAW_FLOOR_SERVER = `
 const http = require('node:http');
@@ -93,11 +95,8 @@ const Database = require('better-sqlite3');
 const db = new Database(process.env.FLOOR_DB);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-db.exec('create table assets (seq integer primary key, id text not null unique, attrs text not null, recorded_at integer not null, last_reading_at integer not null);'
-  + 'create table readings (seq integer primary key, asset_seq integer not null, attr_name text not null, recv_time integer not null, attr_type text not null, attr_value text not null);'
-  + 'create index readings_asset_attr_time on readings (asset_seq, attr_name, recv_time);');
-const insert = db.prepare('insert into assets (id, attrs, recorded_at, last_reading_at) values (?, ?, 0, 0)');
-db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, '{}'); })();
+const insert = db.prepare("insert into assets (id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at) values (?, 'urn:oc:entityType:iotdevice', 'santander', ?, '{}', 43.46, -3.81, 0, 0, 0)");
+db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, String(i)); })();
 const find = db.prepare('select seq, attrs from assets where id = ?');
 const update = db.prepare('update assets set attrs = ?, recorded_at = ?, last_reading_at = ? where seq = ?');
 const reading = db.prepare('insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (?, ?, ?, ?, ?)');
@@ -137,10 +136,14 @@ http.createServer((req, res) => {
 
 async function rawFloor(): Promise<LoadResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opencity-floor-'));
+  const file = path.join(dir, 'floor.db');
+  const schema = Store.open(`sqlite:${file}`);
+  await schema.migrate();
+  await schema.close();
   const port = await freePort();
   const child = spawnChild(process.execPath, ['-e', RAW_FLOOR_SERVER], {
     PATH: process.env.PATH,
-    FLOOR_DB: path.join(dir, 'floor.db'),
+    FLOOR_DB: file,
     FLOOR_PORT: String(port),
     FLOOR_ASSETS: String(SEEDED),
     FLOOR_PREFIX: PREFIX,

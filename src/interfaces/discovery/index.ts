@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { registerAnswerCache } from './answer-cache.js';
 import { assetRoutes } from './assets.js';
 import type { DiscoveryDeps } from './deps.js';
 import { geoRoutes } from './geo.js';
@@ -19,6 +20,7 @@ export async function discoveryInterface(app: FastifyInstance, ctx: AppContext):
     sites: new SiteCatalog(ctx.store, ctx.clock),
     links: new Links(`${ctx.config.publicUrl}${app.prefix}`),
   };
+  registerAnswerCache(app, ctx);
   assetRoutes(app, deps);
   geoRoutes(app, deps);
   summaryRoutes(app, deps);

@@ -1,4 +1,4 @@
-import { sql, type AliasedRawBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Box } from '../../domain/geo.js';
 
 /**
@@ -49,8 +49,9 @@ export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool>
 /**
  * A table `r(id)` of the asset seqs whose indexed position may lie in the box,
  * to read assets from in the index's order (SQLite streams its R*Tree, so a
- * LIMIT stops early); undefined where the store has no such order to offer
- * (PostgreSQL: its planner walks the GiST index itself) or the box is too wide.
+ * LIMIT stops early); undefined where the store needs none (PostgreSQL's
+ * planner walks its GiST index itself; ordering by distance there would make
+ * it weigh every match) or the box is too wide.
  */
 export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ id: number }, 'r'> | undefined {
   if (dialect !== 'sqlite' || box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
@@ -66,17 +67,6 @@ export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ i
 export function filterColumn(dialect: Dialect, column: string, useIndex: boolean): RawBuilder<unknown> {
   const ref = sql.ref(`assets.${column}`);
   return dialect === 'sqlite' && !useIndex ? sql`+${ref}` : sql`${ref}`;
-}
-
-/**
- * The spatial index's own order, where the store needs it spelled out:
- * PostgreSQL walks its GiST index nearest first from `centre` (a plain scan's
- * order is not stable: parallel plans may change it); SQLite's spatialSource
- * already reads in R*Tree order (undefined: nothing to add).
- */
-export function spatialOrder(dialect: Dialect, centre: { latitude: number; longitude: number }): RawBuilder<number> | undefined {
-  if (dialect === 'sqlite') return undefined;
-  return sql<number>`assets.geog <-> ST_SetSRID(ST_MakePoint(${centre.longitude}, ${centre.latitude}), 4326)::geography`;
 }
 
 /** `assets.id` starts with `prefix` (case-sensitive). */
@@ -120,4 +110,16 @@ export function attributeTextContains(dialect: Dialect, term: string): RawBuilde
             select 1 from json_each(a.value, '$.metadata') m
             where json_type(m.value) = 'object' and lower(case json_type(m.value, '$.value')
               when 'true' then 'true' when 'false' then 'false' when 'null' then '' else json_extract(m.value, '$.value') end) like ${pattern} escape '\\'))))`;
+}
+
+/**
+ * A number that changes whenever another connection (or process) commits to
+ * the store: SQLite's data_version of the reading connection. Undefined where
+ * there is no such cheap signal (PostgreSQL), or where reads share the
+ * writer's connection (an in-memory store), whose own commits it would miss.
+ */
+export async function commitMarker(dialect: Dialect, reader: Kysely<any>, writer: Kysely<any>): Promise<number | undefined> {
+  if (dialect !== 'sqlite' || reader === writer) return undefined;
+  const result = await sql<{ data_version: number }>`pragma data_version`.execute(reader);
+  return Number(result.rows[0]?.data_version);
 }

@@ -6,7 +6,7 @@ import {
 import type { GeoArea } from '../../domain/geo-query.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
-import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialOrder, spatialSource } from '../dialects/discovery.js';
+import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 
@@ -179,12 +179,9 @@ function conditions(eb: Eb, dialect: Store['dialect'], criteria: AssetCriteria, 
 
 const NULLABLE_SORTS = new Set(['service', 'provider']);
 
-function ordered(query: AssetQuery, order: AssetOrder, dialect: Store['dialect'], criteria: AssetCriteria): AssetQuery {
-  if ('spatial' in order) {
-    const box = areaBox(criteria);
-    const byIndex = box && spatialOrder(dialect, { latitude: (box.minLat + box.maxLat) / 2, longitude: (box.minLon + box.maxLon) / 2 });
-    return byIndex ? query.orderBy(byIndex).orderBy('assets.seq') : query;
-  }
+function ordered(query: AssetQuery, order: AssetOrder): AssetQuery {
+  // The index's own order: SQLite reads its R*Tree (spatialSource), PostgreSQL walks its GiST index.
+  if ('spatial' in order) return query;
   if ('nearestTo' in order) return query.orderBy(haversineSql(order.nearestTo), 'asc').orderBy('assets.seq', 'asc');
   const { sort, order: dir } = order;
   // Ids are unique: the id index alone gives the order.
@@ -244,14 +241,14 @@ async function useFilterIndexes(store: Store, criteria: AssetCriteria, order: As
 /** One page of the assets the criteria select, in the given order. */
 export async function listAssets(store: Store, criteria: AssetCriteria, order: AssetOrder, page: Page): Promise<AssetSummary[]> {
   const filterIndexes = await useFilterIndexes(store, criteria, order);
-  const rows = await ordered(baseQuery(store, criteria, false, isSpatial(order), filterIndexes), order, store.dialect, criteria).limit(page.limit).offset(page.offset).execute();
+  const rows = await ordered(baseQuery(store, criteria, false, isSpatial(order), filterIndexes), order).limit(page.limit).offset(page.offset).execute();
   return (rows as SummaryRow[]).map(toSummary);
 }
 
 /** As listAssets, with each asset's attributes. */
 export async function listAssetDetails(store: Store, criteria: AssetCriteria, order: AssetOrder, page: Page): Promise<AssetDetail[]> {
   const filterIndexes = await useFilterIndexes(store, criteria, order);
-  const rows = await ordered(baseQuery(store, criteria, true, isSpatial(order), filterIndexes), order, store.dialect, criteria).limit(page.limit).offset(page.offset).execute();
+  const rows = await ordered(baseQuery(store, criteria, true, isSpatial(order), filterIndexes), order).limit(page.limit).offset(page.offset).execute();
   return (rows as Array<SummaryRow & { attrs: string }>).map((r) => ({ ...toSummary(r), attrs: r.attrs }));
 }
 

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { onlineSince } from '../../domain/activity.js';
+import { seesExperimentAssets, visibleAssets } from '../../domain/visible-assets.js';
+import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
+import { TOTAL_HEADER } from './listing.js';
+
+/** Bytes of answers kept at most, and the largest answer worth keeping. */
+const MAX_BYTES = 16 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 512 * 1024;
+
+interface Answer {
+  body: Buffer;
+  contentType: string;
+  total: string | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request's answer may be kept: the key and the store version it was read at. */
+    discoveryAnswerKey?: { key: string; version: number };
+  }
+}
+
+/**
+ * Recent public answers of discovery, kept in memory until anything is
+ * committed to the store: the same page, site list or asset asked again and
+ * again (the observatory's first screen) is then answered without reading the
+ * store again. Correct because the store says when it changed (SQLite's
+ * data_version sees every commit, from any process); where it cannot say
+ * (PostgreSQL), nothing is kept. Only answers everyone sees alike are kept:
+ * callers who may see experiment assets, and random samples, always read.
+ */
+export class AnswerCache {
+  private answers = new Map<string, Answer>();
+  private bytes = 0;
+  private version: number | undefined;
+
+  /** The store's current version, emptying the cache when it moved; undefined: nothing may be kept. */
+  async sync(ctx: AppContext): Promise<number | undefined> {
+    const version = await storeVersion(ctx.store);
+    if (version !== this.version) {
+      this.answers.clear();
+      this.bytes = 0;
+      this.version = version;
+    }
+    return version;
+  }
+
+  get(key: string): Answer | undefined {
+    const answer = this.answers.get(key);
+    if (answer) {
+      // Least recently used first: a hit moves to the end.
+      this.answers.delete(key);
+      this.answers.set(key, answer);
+    }
+    return answer;
+  }
+
+  /** Keeps an answer read at `version`, unless the store has moved on since. */
+  set(key: string, version: number, answer: Answer): void {
+    if (version !== this.version || answer.body.length > MAX_ANSWER_BYTES) return;
+    const previous = this.answers.get(key);
+    if (previous) this.bytes -= previous.body.length;
+    this.answers.delete(key);
+    this.answers.set(key, answer);
+    this.bytes += answer.body.length;
+    for (const [oldKey, old] of this.answers) {
+      if (this.bytes <= MAX_BYTES) break;
+      this.answers.delete(oldKey);
+      this.bytes -= old.body.length;
+    }
+  }
+}
+
+function cacheable(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false;
+  if ((request.query as Record<string, unknown> | undefined)?.sample !== undefined) return false;
+  return !seesExperimentAssets(visibleAssets(request.caller));
+}
+
+/** Answers discovery GETs from the cache when it can, and keeps what it answers. */
+export function registerAnswerCache(app: FastifyInstance, ctx: AppContext): void {
+  const cache = new AnswerCache();
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!cacheable(request)) return;
+    const version = await cache.sync(ctx);
+    if (version === undefined) return;
+    // Online counts move with time alone: answers are kept within one hour of the online window.
+    const key = `${onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)} ${request.url}`;
+    const answer = cache.get(key);
+    if (!answer) {
+      request.discoveryAnswerKey = { key, version };
+      return;
+    }
+    reply.header('content-type', answer.contentType);
+    if (answer.total !== undefined) reply.header(TOTAL_HEADER, answer.total);
+    return reply.send(answer.body);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const keep = request.discoveryAnswerKey;
+    if (!keep || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    const total = reply.getHeader(TOTAL_HEADER);
+    cache.set(keep.key, keep.version, {
+      body: Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+      total: total === undefined ? undefined : String(total),
+    });
+    return payload;
+  });
+}
