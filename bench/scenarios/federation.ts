@@ -85,9 +85,10 @@ async function measureStore(store: StoreKind): Promise<StoreFigures> {
 /**
  * The raw floor: node:http reads the body, parses it, and the same writes as an
  * update (read the asset, merge its attributes, write it back, one reading per
- * attribute) go to better-sqlite3 (WAL, synchronous=NORMAL) on the platform's
- * own schema (same tables and indexes), committed together for the requests of
- * one event-loop turn, each answered once its batch committed.
+ * attribute) go to better-sqlite3 on the platform's own schema and SQLite
+ * settings (same tables and indexes; WAL, synchronous=NORMAL, checkpoints in a
+ * worker thread), committed together for the requests of one event-loop turn,
+ * each answered once its batch committed.
  */
 const RAW_FLOOR_SERVER = `
 const http = require('node:http');
@@ -95,6 +96,12 @@ const Database = require('better-sqlite3');
 const db = new Database(process.env.FLOOR_DB);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
+// Checkpoints beside the writer, as the platform's store does (src/storage/dialects/sqlite-checkpointer.ts).
+db.pragma('wal_autocheckpoint = 100000');
+new (require('node:worker_threads').Worker)(
+  "const db = new (require('better-sqlite3'))(require('node:worker_threads').workerData);"
+  + "setInterval(() => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} }, 250);",
+  { eval: true, workerData: process.env.FLOOR_DB }).unref();
 const insert = db.prepare("insert into assets (id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at) values (?, 'urn:oc:entityType:iotdevice', 'santander', ?, '{}', 43.46, -3.81, 0, 0, 0)");
 db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, String(i)); })();
 const find = db.prepare('select seq, attrs from assets where id = ?');

@@ -35,8 +35,8 @@ export async function registerWeb(app: FastifyInstance): Promise<void> {
     prefix: '/',
     index: ['index.html'],
     wildcard: false,
-    setHeaders(reply) {
-      reply.headers(PAGE_HEADERS);
+    setHeaders(res) {
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
     },
   });
 }

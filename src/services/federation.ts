@@ -4,7 +4,7 @@ import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import {
-  createAssetRecord, deleteAssetRecord, findLiveAsset, registerAssetType, updateAssetRecord,
+  createAssetRecord, deleteAssetRecord, findLiveAsset, registerAssetType, updateAssetRecords,
   type AssetChange, type NewAsset, type ReadingInput, type StoredAsset,
 } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
@@ -78,12 +78,8 @@ function updatesOf(store: Store): WriteGroups<AssetChange, void> {
   let groups = updates.get(store);
   if (!groups) {
     groups = new WriteGroups(store, async (trx, items) => {
-      const outcomes: Array<ItemOutcome<void>> = [];
-      for (const change of items) {
-        const found = await updateAssetRecord(trx, store.adapter, change);
-        outcomes.push(found ? { ok: true, value: undefined } : { ok: false, error: new AppError('ASSET_NOT_FOUND') });
-      }
-      return outcomes;
+      const found = await updateAssetRecords(trx, store.adapter, items);
+      return found.map((ok): ItemOutcome<void> => (ok ? { ok: true, value: undefined } : { ok: false, error: new AppError('ASSET_NOT_FOUND') }));
     });
     updates.set(store, groups);
   }

@@ -101,7 +101,14 @@ describeEachStore('discovery geo', (platform) => {
     const inside = open.filter((a) => within(a, SANTANDER, kmToRadians(1.5)));
     assert.ok(inside.length > GEO_TOTAL_CAP, 'the area holds more than the counting cap');
     const few = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=0.3&km=true&per=2` });
-    assert.equal(few.headers['x-total-count'], String(open.filter((a) => within(a, SANTANDER, kmToRadians(0.3))).length));
+    const fewCount = open.filter((a) => within(a, SANTANDER, kmToRadians(0.3))).length;
+    assert.equal(few.headers['x-total-count'], String(fewCount));
+    const pastTheEnd = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=0.3&km=true&per=2&page=500` });
+    assert.deepEqual(pastTheEnd.json(), []);
+    assert.equal(pastTheEnd.headers['x-total-count'], String(fewCount));
+    const farBeyond = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=1.5&km=true&per=25&page=500` });
+    assert.deepEqual(farBeyond.json(), []);
+    assert.equal(farBeyond.headers['x-total-count'], undefined);
     const byRecorded = expectedOrder(inside, 'recorded_at', 'asc');
     const seen: string[] = [];
     for (let page = 1; page <= 20 && seen.length < inside.length; page++) {

@@ -4,6 +4,8 @@ import { activityHour, onlineSince } from '../../src/domain/activity.js';
 import { deleteAsset, pushAsset, seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
 import { enc, fails, ok, sorted } from '../helpers/discovery-expect.js';
 import { describeEachStore } from '../helpers/platform.js';
+import { upsertSite } from '../../src/storage/repositories/sites.js';
+import { Store } from '../../src/storage/store.js';
 
 const BASE = '/discovery/v0';
 const DAY = 86_400_000;
@@ -30,7 +32,7 @@ describeEachStore('discovery sites, services, providers and types', (platform) =
   async function checkSites(): Promise<void> {
     const got = await ok(p(), `${BASE}/assets/sites`);
     const ids = ['aarhus', 'experimenters', 'london', 'patras', 'santander'];
-    assert.deepEqual(got.body.map((s: { id: string }) => s.id), ids);
+    assert.deepEqual(got.body.map((s: { id: string }) => s.id).filter((id: string) => id !== 'velenje'), ids);
     for (const site of got.body) assert.deepEqual(site.attributes, recount(live.filter((a) => a.site === site.id)), site.id);
   }
 
@@ -129,6 +131,20 @@ describeEachStore('discovery sites, services, providers and types', (platform) =
     assert.deepEqual(noise.body.attributes, { assets: 1, online: 1, offline: 0 });
     const total = await ok(p(), `${BASE}/assets?per=1`);
     assert.equal(total.headers['x-total-count'], String(live.filter((a) => a.site !== 'experimenters').length));
+  });
+
+  it('sees at once what another process commits, even for an answer just given', async () => {
+    const before = await ok(p(), `${BASE}/assets/sites`);
+    assert.deepEqual((await ok(p(), `${BASE}/assets/sites`)).body, before.body);
+    // Another connection on the same database, as the CLI or a second server would be.
+    const other = Store.open(p().db.url);
+    try {
+      await upsertSite(other, { id: 'velenje', name: 'Velenje', type: 'city', latitude: 46.3592, longitude: 15.1103, countryCode: 'SI', country: 'Slovenia', city: 'Velenje', quota: null }, p().clock.now());
+    } finally {
+      await other.close();
+    }
+    const after = await ok(p(), `${BASE}/assets/sites`);
+    assert.deepEqual(after.body.map((s: { id: string }) => s.id), [...before.body.map((s: { id: string }) => s.id), 'velenje'].sort());
   });
 
   it('serves the asset-type dictionary, seeded from the reference data', async () => {

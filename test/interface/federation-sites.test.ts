@@ -90,6 +90,21 @@ describeEachStore('federation: concurrency', (platform) => {
     assert.equal((await readingsOf(p, id)).length, 2 + 20 * 2);
   });
 
+  it('concurrent updates that change an attribute type leave its last type and every reading', async () => {
+    const p = platform();
+    const token = await p.siteToken('santander');
+    const id = 'urn:oc:entity:santander:env:race:4';
+    assert.equal((await create(p, token, assetBody(id))).statusCode, 201);
+    const types = ['Number', 'Text', 'Float', 'Integer'];
+    const results = await Promise.all(types.map((type, n) => update(p, token, id, { TimeInstant: timeInstant(), level: { type, value: n } })));
+    assert.deepEqual(results.map((r) => r.statusCode), [204, 204, 204, 204]);
+    assert.deepEqual((await read(p, token, id)).json().level, { type: 'Integer', value: 3, metadata: {} });
+    const row = await assetRow(p, id);
+    const attributes = await p.ctx.store.read.selectFrom('asset_attributes').select(['name', 'type']).where('asset_seq', '=', row?.seq as number).where('name', '=', 'level').execute();
+    assert.deepEqual(attributes, [{ name: 'level', type: 'Integer' }]);
+    assert.deepEqual((await readingsOf(p, id)).filter((r) => r.attr_name === 'level').map((r) => [r.attr_type, r.attr_value]), [['Number', '0'], ['Text', '1'], ['Float', '2'], ['Integer', '3']]);
+  });
+
   it('a failing request does not disturb the requests committed with it', async () => {
     const p = platform();
     const token = await p.siteToken('santander');

@@ -6,7 +6,7 @@ import { storeVersion } from '../../storage/repositories/discovery-freshness.js'
 import { TOTAL_HEADER } from './listing.js';
 
 /** Bytes of answers kept at most, and the largest answer worth keeping. */
-const MAX_BYTES = 16 * 1024 * 1024;
+const MAX_BYTES = 8 * 1024 * 1024;
 const MAX_ANSWER_BYTES = 512 * 1024;
 
 interface Answer {
@@ -18,7 +18,7 @@ interface Answer {
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request's answer may be kept: the key and the store version it was read at. */
-    discoveryAnswerKey?: { key: string; version: number };
+    discoveryAnswerKey?: { key: string; version: string };
   }
 }
 
@@ -26,18 +26,18 @@ declare module 'fastify' {
  * Recent public answers of discovery, kept in memory until anything is
  * committed to the store: the same page, site list or asset asked again and
  * again (the observatory's first screen) is then answered without reading the
- * store again. Correct because the store says when it changed (SQLite's
- * data_version sees every commit, from any process); where it cannot say
- * (PostgreSQL), nothing is kept. Only answers everyone sees alike are kept:
+ * store again. Correct because the store says when anything was committed, by
+ * any process (storeVersion); an answer read while the store moved is not
+ * kept. Only answers everyone sees alike are kept:
  * callers who may see experiment assets, and random samples, always read.
  */
 export class AnswerCache {
   private answers = new Map<string, Answer>();
   private bytes = 0;
-  private version: number | undefined;
+  private version: string | undefined;
 
   /** The store's current version, emptying the cache when it moved; undefined: nothing may be kept. */
-  async sync(ctx: AppContext): Promise<number | undefined> {
+  async sync(ctx: AppContext): Promise<string | undefined> {
     const version = await storeVersion(ctx.store);
     if (version !== this.version) {
       this.answers.clear();
@@ -58,7 +58,7 @@ export class AnswerCache {
   }
 
   /** Keeps an answer read at `version`, unless the store has moved on since. */
-  set(key: string, version: number, answer: Answer): void {
+  set(key: string, version: string, answer: Answer): void {
     if (version !== this.version || answer.body.length > MAX_ANSWER_BYTES) return;
     const previous = this.answers.get(key);
     if (previous) this.bytes -= previous.body.length;

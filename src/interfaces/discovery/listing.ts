@@ -2,14 +2,15 @@ import type { FastifyReply } from 'fastify';
 import type { AssetListing } from '../../domain/asset-listing.js';
 import type { Store } from '../../storage/store.js';
 import {
-  assetDetailsBySeq, countAssets, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
+  assetDetailsBySeq, countAssets, countedByCounters, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
 } from '../../storage/repositories/discovery-assets.js';
 
 export const TOTAL_HEADER = 'x-total-count';
 
 /**
  * One page (or random sample) of what `criteria` select, and how many they
- * select in all; the count and the page are read at the same time.
+ * select in all (with `totalCap`, only when at most that many: counting a
+ * dense area or a search costs a read of every match).
  */
 export async function pageOfAssets(
   store: Store, criteria: AssetCriteria, listing: AssetListing, order: AssetOrder = listing.ordering, totalCap?: number,
@@ -18,14 +19,19 @@ export async function pageOfAssets(
     const total = (await countAssets(store, criteria)) ?? 0;
     return { items: await sampleAssets(store, criteria, listing.sample, total), total };
   }
-  if (totalCap === undefined) {
+  if (totalCap === undefined || countedByCounters(criteria)) {
     const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria)]);
     return { items, total };
   }
-  // A capped count is costly in itself: a page that is not full ends the list, and gives the total for free.
-  const items = await listAssets(store, criteria, order, listing.page);
-  if (items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) return { items, total: listing.page.offset + items.length };
-  return { items, total: await countAssets(store, criteria, totalCap) };
+  // One read gives the page and the capped count: it goes on past the page up to the cap.
+  const { limit, offset } = listing.page;
+  const reach = Math.max(limit, totalCap + 1 - offset);
+  const rows = await listAssets(store, criteria, order, { limit: reach, offset });
+  const items = rows.slice(0, limit);
+  if (rows.length === reach) return { items, total: undefined };
+  // Past the end nothing says where the end was: count (up to the cap).
+  if (rows.length === 0 && offset > 0) return { items, total: await countAssets(store, criteria, totalCap) };
+  return { items, total: offset + rows.length };
 }
 
 /** As pageOfAssets, with each asset's attributes (NGSI v2 documents). */
@@ -38,6 +44,7 @@ export async function pageOfAssetDetails(store: Store, criteria: AssetCriteria, 
     const [items, total] = await Promise.all([listAssetDetails(store, criteria, listing.ordering, listing.page), countAssets(store, criteria)]);
     return { items, total };
   }
+  // Attributes are heavy: the page is read with them, the count past it without.
   const items = await listAssetDetails(store, criteria, listing.ordering, listing.page);
   if (items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) return { items, total: listing.page.offset + items.length };
   return { items, total: await countAssets(store, criteria, totalCap) };

@@ -113,13 +113,19 @@ export function attributeTextContains(dialect: Dialect, term: string): RawBuilde
 }
 
 /**
- * A number that changes whenever another connection (or process) commits to
- * the store: SQLite's data_version of the reading connection. Undefined where
- * there is no such cheap signal (PostgreSQL), or where reads share the
- * writer's connection (an in-memory store), whose own commits it would miss.
+ * A value that changes whenever anything is committed to the store, by any
+ * connection or process: SQLite's data_version of the reading connection;
+ * PostgreSQL's current snapshot (its running and next transaction ids), which
+ * moves with every transaction that writes. Undefined where reads share the
+ * writer's connection (an in-memory SQLite store), whose own commits
+ * data_version does not show.
  */
-export async function commitMarker(dialect: Dialect, reader: Kysely<any>, writer: Kysely<any>): Promise<number | undefined> {
-  if (dialect !== 'sqlite' || reader === writer) return undefined;
+export async function commitMarker(dialect: Dialect, reader: Kysely<any>, writer: Kysely<any>): Promise<string | undefined> {
+  if (dialect === 'postgres') {
+    const result = await sql<{ marker: string }>`select pg_current_snapshot()::text as marker`.execute(reader);
+    return result.rows[0]?.marker;
+  }
+  if (reader === writer) return undefined;
   const result = await sql<{ data_version: number }>`pragma data_version`.execute(reader);
-  return Number(result.rows[0]?.data_version);
+  return String(result.rows[0]?.data_version);
 }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
 
 function openFile(file: string): SQLite.Database {
@@ -31,7 +32,10 @@ export interface SqliteHandles {
  */
 export function openSqlite(file: string): SqliteHandles {
   const writeConn = openFile(file);
-  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writeConn) }) });
+  // Checkpoints run beside the writer, not inside its commits (./sqlite-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
+  if (checkpointer) writeConn.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writeConn, () => void checkpointer?.stop()) }) });
   const read = file === ':memory:' ? write : new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file)) }) });
   return { write, read, adapter: sqliteAdapter };
 }

@@ -33,34 +33,60 @@ export const counterKey = (a: { site: string; service: string | null; provider: 
 export const CHUNK = 32;
 
 /** Rows in chunks of at most CHUNK, so that a multi-row statement has few shapes to prepare. */
-function chunks<T>(items: T[]): T[][] {
+export function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
   return out;
 }
 
-const READINGS = new PreparedQuery<unknown[], never>((rows) => 2 + 3 * rows, (db, p, _dialect, rows) => {
-  const [seq, receivedAt] = p;
-  return db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-    asset_seq: seq, attr_name: p[2 + 3 * i], recv_time: receivedAt, attr_type: p[3 + 3 * i], attr_value: p[4 + 3 * i],
-  })));
-});
+/** One reading row, of any asset. */
+export interface ReadingRow {
+  seq: number;
+  recvTime: number;
+  name: string;
+  type: string;
+  value: string;
+}
 
-export async function addReadings(session: Session, seq: number, receivedAt: number, readings: ReadingInput[]): Promise<void> {
-  for (const chunk of chunks(readings)) {
-    await READINGS.run(session, [seq, receivedAt, ...chunk.flatMap((r) => [r.name, r.type, r.value])], chunk.length);
+/** Readings go in multi-row statements of at most this many rows. */
+const READING_CHUNK = 128;
+
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 5 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+    asset_seq: p[5 * i], recv_time: p[5 * i + 1], attr_name: p[5 * i + 2], attr_type: p[5 * i + 3], attr_value: p[5 * i + 4],
+  }))));
+
+/** Appends readings of one or many assets, in few statements. */
+export async function addReadingRows(session: Session, rows: ReadingRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += READING_CHUNK) {
+    const chunk = rows.slice(i, i + READING_CHUNK);
+    await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.name, r.type, r.value]), chunk.length);
   }
 }
 
-const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 1 + 2 * rows, (db, p, _dialect, rows) =>
+export async function addReadings(session: Session, seq: number, receivedAt: number, readings: ReadingInput[]): Promise<void> {
+  await addReadingRows(session, readings.map((r) => ({ seq, recvTime: receivedAt, name: r.name, type: r.type, value: r.value })));
+}
+
+const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, (db, p, _dialect, rows) =>
   db.insertInto('asset_attributes')
-    .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[0], name: p[1 + 2 * i], type: p[2 + 2 * i] })))
+    .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[3 * i], name: p[3 * i + 1], type: p[3 * i + 2] })))
     .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') }))));
 
-export async function recordAttributeTypes(session: Session, seq: number, attributes: Array<[string, NgsiAttribute]>): Promise<void> {
-  for (const chunk of chunks(attributes)) {
-    await ATTRIBUTE_TYPES.run(session, [seq, ...chunk.flatMap(([name, a]) => [name, a.type])], chunk.length);
+/**
+ * Records the attributes (name and type) assets carry. A statement may not
+ * upsert one row twice, so a name repeated for an asset keeps its last type.
+ */
+export async function recordAttributeRows(session: Session, rows: Array<{ seq: number; name: string; type: string }>): Promise<void> {
+  const latest = new Map<string, { seq: number; name: string; type: string }>();
+  for (const row of rows) latest.set(`${row.seq}\u0000${row.name}`, row);
+  for (const chunk of chunks([...latest.values()])) {
+    await ATTRIBUTE_TYPES.run(session, chunk.flatMap((r) => [r.seq, r.name, r.type]), chunk.length);
   }
+}
+
+export async function recordAttributeTypes(session: Session, seq: number, attributes: Array<[string, NgsiAttribute]>): Promise<void> {
+  await recordAttributeRows(session, attributes.map(([name, a]) => ({ seq, name, type: a.type })));
 }
 
 type CounterParams = [site: string, service: string, provider: string, type: string];

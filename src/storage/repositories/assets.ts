@@ -6,8 +6,8 @@ import type { AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, type Session } from '../prepared-query.js';
 import {
-  addReadings, CHUNK, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount, recordAttributeTypes,
-  type ReadingInput,
+  addReadingRows, addReadings, CHUNK, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
+  recordAttributeRows, recordAttributeTypes, type CounterKey, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -123,16 +123,6 @@ const CREATE_TAIL = new PreparedQuery<unknown[], never>((rows) => 7 + 3 * rows, 
     .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) })));
 });
 
-/** An update that does not move the asset: its new state and its readings at once. */
-const UPDATE_WITH_READINGS = new PreparedQuery<unknown[], never>((rows) => 4 + 3 * rows, (db, p, _dialect, rows) => {
-  const [seq, attrs, recordedAt, receivedAt] = p;
-  return db
-    .with('state', (q) => q.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt }).where('seq', '=', seq).returning('seq'))
-    .insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-      asset_seq: seq, attr_name: p[4 + 3 * i], recv_time: receivedAt, attr_type: p[5 + 3 * i], attr_value: p[6 + 3 * i],
-    })));
-});
-
 const CHUNKABLE = (n: number) => n > 0 && n <= CHUNK;
 
 /**
@@ -185,11 +175,11 @@ interface CurrentAsset {
   last_reading_at: number;
 }
 
-/** The live asset to update; on PostgreSQL locked, as another process may update it at once. */
-const CURRENT_ASSET = new PreparedQuery<[id: string], CurrentAsset>(1, (db, [id], dialect) => {
+/** The live assets to update; on PostgreSQL locked, as another process may update them at once. */
+const CURRENT_ASSETS = new PreparedQuery<string[], CurrentAsset & { id: string }>((n) => n, (db, ids, dialect, n) => {
   const query = db.selectFrom('assets')
-    .select(['seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
-    .where('id', '=', id).where('deleted_at', 'is', null);
+    .select(['id', 'seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
+    .where('id', 'in', ids.slice(0, n)).where('deleted_at', 'is', null);
   return dialect === 'postgres' ? query.forUpdate() : query;
 });
 
@@ -200,40 +190,95 @@ const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, 
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
 
+/** An asset as the updates of one batch leave it, before it is written back once. */
+interface Working {
+  row: CurrentAsset;
+  attrs: Record<string, NgsiAttribute>;
+  recordedAt: number;
+  lastReadingAt: number;
+  latitude: number;
+  longitude: number;
+  changed: boolean;
+  moved: boolean;
+}
+
+/**
+ * Applies updates in order (append semantics: attributes replaced or added),
+ * each to a live asset; `false` for an update whose asset does not exist (or
+ * has another type than its `expectedType`), which writes nothing. A batch
+ * reads its assets in one statement, writes each changed asset once, and
+ * appends all its readings in a few multi-row statements.
+ */
+export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: AssetChange[]): Promise<boolean[]> {
+  const done = await inSession(trx, adapter.name, async (session) => {
+    const assets = new Map<string, Working>();
+    for (const ids of chunks([...new Set(inputs.map((i) => i.id))])) {
+      for (const row of (await CURRENT_ASSETS.run(session, ids, ids.length)).rows) {
+        assets.set(row.id, {
+          row, attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
+          lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, changed: false, moved: false,
+        });
+      }
+    }
+
+    const found: boolean[] = [];
+    const readings: ReadingRow[] = [];
+    const attributes: Array<{ seq: number; name: string; type: string }> = [];
+    const hourMoves: Array<{ key: CounterKey; from: number; to: number }> = [];
+    for (const input of inputs) {
+      const asset = assets.get(input.id);
+      if (!asset || (input.expectedType !== undefined && asset.row.type !== input.expectedType)) {
+        found.push(false);
+        continue;
+      }
+      const seq = Number(asset.row.seq);
+      for (const name of Object.keys(input.changes)) {
+        const change = input.changes[name] as NgsiAttribute;
+        if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
+      }
+      for (const r of input.readings) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
+      asset.attrs = mergeAttributes(asset.attrs, input.changes);
+      const to = input.position;
+      if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {
+        asset.latitude = to.latitude;
+        asset.longitude = to.longitude;
+        asset.moved = true;
+      }
+      const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
+      if (from !== toHour) hourMoves.push({ key: counterKey(asset.row), from, to: toHour });
+      asset.lastReadingAt = input.receivedAt;
+      asset.recordedAt = input.recordedAt;
+      asset.changed = true;
+      found.push(true);
+    }
+
+    const moved: Array<{ seq: number; latitude: number; longitude: number }> = [];
+    for (const asset of assets.values()) {
+      if (!asset.changed) continue;
+      const seq = Number(asset.row.seq);
+      const attrs = JSON.stringify(asset.attrs);
+      if (asset.moved) {
+        await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt, asset.latitude, asset.longitude]);
+        moved.push({ seq, latitude: asset.latitude, longitude: asset.longitude });
+      } else {
+        await WRITE_STATE.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt]);
+      }
+    }
+    await addReadingRows(session, readings);
+    await recordAttributeRows(session, attributes);
+    for (const { key, from, to } of hourMoves) {
+      await decrementActivity(session, key, from);
+      await incrementActivity(session, key, to);
+    }
+    return { found, moved };
+  });
+  for (const m of done.moved) await adapter.indexPosition(trx, m.seq, m.longitude, m.latitude);
+  return done.found;
+}
+
 /** Appends and updates attributes of a live asset; false when there is no such asset. */
 export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, input: AssetChange): Promise<boolean> {
-  const moved = await inSession(trx, adapter.name, async (session) => {
-    const current = (await CURRENT_ASSET.run(session, [input.id])).rows[0];
-    if (!current || (input.expectedType !== undefined && current.type !== input.expectedType)) return undefined;
-    const seq = Number(current.seq);
-
-    const stored = JSON.parse(current.attrs) as Record<string, NgsiAttribute>;
-    const attrs = JSON.stringify(mergeAttributes(stored, input.changes));
-    const to = input.position;
-    const moves = to !== undefined && (to.latitude !== current.latitude || to.longitude !== current.longitude);
-    // On PostgreSQL the state and the readings of an update that stays in place go in one statement.
-    const together = session.dialect === 'postgres' && !moves && CHUNKABLE(input.readings.length);
-    if (moves) await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, input.recordedAt, input.receivedAt, to.latitude, to.longitude]);
-    else if (together) {
-      await UPDATE_WITH_READINGS.run(session, [seq, attrs, input.recordedAt, input.receivedAt, ...input.readings.flatMap((r) => [r.name, r.type, r.value])], input.readings.length);
-    } else await WRITE_STATE.run(session, [seq, attrs, input.recordedAt, input.receivedAt]);
-    if (!together) await addReadings(session, seq, input.receivedAt, input.readings);
-
-    const retyped = Object.entries(input.changes).filter(([name, a]) => !Object.hasOwn(stored, name) || stored[name]?.type !== a.type);
-    await recordAttributeTypes(session, seq, retyped);
-
-    const fromHour = activityHour(Number(current.last_reading_at));
-    const toHour = activityHour(input.receivedAt);
-    if (fromHour !== toHour) {
-      const key = counterKey(current);
-      await decrementActivity(session, key, fromHour);
-      await incrementActivity(session, key, toHour);
-    }
-    return { seq, to: moves ? to : undefined };
-  });
-  if (!moved) return false;
-  if (moved.to) await adapter.indexPosition(trx, moved.seq, moved.to.longitude, moved.to.latitude);
-  return true;
+  return (await updateAssetRecords(trx, adapter, [input]))[0] === true;
 }
 
 type DeletedAsset = { site: string; service: string | null; provider: string | null; type: string; last_reading_at: number };

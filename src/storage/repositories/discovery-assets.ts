@@ -232,7 +232,7 @@ const SMALL_SELECTION = 5000;
  * thousand rows, where the filter's index would read and sort all of them.
  */
 async function useFilterIndexes(store: Store, criteria: AssetCriteria, order: AssetOrder): Promise<boolean> {
-  if (!('sort' in order) || !INDEXED_ORDERS.has(order.sort) || !countableByCounters(criteria)) return true;
+  if (!('sort' in order) || !INDEXED_ORDERS.has(order.sort) || !countedByCounters(criteria)) return true;
   const f = criteria.selection?.filters ?? {};
   if (!f.site && !f.service && !f.provider && !f.type) return true;
   return (await countFromCounters(store, criteria)) <= SMALL_SELECTION;
@@ -256,7 +256,7 @@ export async function listAssetDetails(store: Store, criteria: AssetCriteria, or
  * Can the asset counters answer the count? They hold assets per site, service,
  * provider and type, so only filters on those qualify.
  */
-function countableByCounters(criteria: AssetCriteria): boolean {
+export function countedByCounters(criteria: AssetCriteria): boolean {
   const s = criteria.selection;
   const a = criteria.area;
   return (s === undefined || (s.urnPrefix === undefined && s.updatedSince === undefined
@@ -295,7 +295,7 @@ async function countFromCounters(store: Store, criteria: AssetCriteria): Promise
  * answer is undefined: the exact total would cost a read of every match.
  */
 export async function countAssets(store: Store, criteria: AssetCriteria, cap?: number): Promise<number | undefined> {
-  if (countableByCounters(criteria)) return countFromCounters(store, criteria);
+  if (countedByCounters(criteria)) return countFromCounters(store, criteria);
   if (cap !== undefined) {
     const matches = baseQuery(store, criteria, false, true).clearSelect().select(sql<number>`1`.as('one')).limit(cap + 1);
     const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();

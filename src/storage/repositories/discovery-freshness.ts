@@ -6,6 +6,6 @@ import type { Store } from '../store.js';
  * with every commit to the store, or undefined when the store cannot tell
  * cheaply (then nothing read may be kept).
  */
-export function storeVersion(store: Store): Promise<number | undefined> {
+export function storeVersion(store: Store): Promise<string | undefined> {
   return commitMarker(store.dialect, store.read, store.db);
 }
