@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { parseAssetUrn } from '../../src/domain/urn.js';
+import { parseAssetUrn, type AssetUrn } from '../../src/domain/urn.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { bearer, type TestPlatform } from './platform.js';
 
@@ -28,16 +28,9 @@ export interface SeededSite {
   country: string;
 }
 
-export interface SeededAsset {
+export interface SeededAsset extends AssetUrn {
   id: string;
   type: string;
-  site: string;
-  service: string | null;
-  provider: string | null;
-  group: string | null;
-  name: string;
-  experimenter: string | null;
-  experiment: string | null;
   latitude: number;
   longitude: number;
   recordedAt: number;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
+import type { AssetUrn } from '../../domain/urn.js';
 import { openPostgresBulkWriter } from '../dialects/postgres-bulk.js';
 import { openSqliteBulkWriter } from '../dialects/sqlite-bulk.js';
 import { Store } from '../store.js';
@@ -14,18 +15,11 @@ import { Store } from '../store.js';
  */
 
 /** An asset's final state, as the write path would have left it after its last update. */
-export interface BulkAsset {
+export interface BulkAsset extends AssetUrn {
   /** Assigned by the caller, from `firstSeq` on, in creation order. */
   seq: number;
   id: string;
   type: string;
-  site: string;
-  service: string | null;
-  provider: string | null;
-  group: string | null;
-  name: string;
-  experimenter: string | null;
-  experiment: string | null;
   /** JSON text of the NGSI v2 normalized attributes (TimeInstant included). */
   attrs: string;
   latitude: number;

@@ -1,13 +1,14 @@
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { segmentsOfPrefix, type AssetSelection, type Ordering, type Page } from '../../domain/asset-listing.js';
 import {
   circleBox, coversSphere, DEG, haversineBound, ringBox, ringEdges, type Box, type Circle, type Point, type Ring,
 } from '../../domain/geo.js';
 import type { GeoArea } from '../../domain/geo-query.js';
+import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
-import type { Database } from '../schema.js';
+import type { AssetTable, Database } from '../schema.js';
 import type { Store } from '../store.js';
 
 /**
@@ -37,17 +38,10 @@ export interface AssetCriteria {
 export type AssetOrder = Ordering | { nearestTo: Point } | { spatial: true };
 
 /** An asset as listings show it (no attributes). */
-export interface AssetSummary {
+export interface AssetSummary extends AssetUrn {
   seq: number;
   id: string;
   type: string;
-  site: string;
-  service: string | null;
-  provider: string | null;
-  group: string | null;
-  name: string;
-  experimenter: string | null;
-  experiment: string | null;
   latitude: number;
   longitude: number;
   recordedAt: number;
@@ -68,22 +62,7 @@ const SUMMARY_COLUMNS = [
   'assets.recorded_at', 'assets.last_reading_at',
 ] as const;
 
-interface SummaryRow {
-  seq: number;
-  id: string;
-  type: string;
-  site: string;
-  service: string | null;
-  provider: string | null;
-  grp: string | null;
-  name: string;
-  experimenter: string | null;
-  experiment: string | null;
-  latitude: number;
-  longitude: number;
-  recorded_at: number;
-  last_reading_at: number;
-}
+type SummaryRow = Pick<Selectable<AssetTable>, (typeof SUMMARY_COLUMNS)[number] extends `assets.${infer C}` ? C & keyof AssetTable : never>;
 
 const toSummary = (r: SummaryRow): AssetSummary => ({
   seq: Number(r.seq), id: r.id, type: r.type, site: r.site, service: r.service, provider: r.provider, group: r.grp,
