@@ -77,7 +77,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: false } },
+    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true } },
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

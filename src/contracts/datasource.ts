@@ -5,6 +5,7 @@
  * reads them, so that a bad value gets a description naming it.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { QueryObject } from './query.js';
 import { AGGREGATION_METHODS, AGGREGATION_PERIODS } from '../domain/aggregation.js';
 import { DATE_EXAMPLES } from '../domain/history-dates.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/history-query.js';
@@ -39,9 +40,12 @@ const pageParams = {
   type: Type.Optional(typeFilter),
 };
 
-export const AssetReadingsQuery = Type.Object(pageParams);
+const oneAttributeOnly = Type.Optional(Type.String({ description: 'Only on /{assetId}/{attr}/readings: here, a 400 that says so' }));
 
-export const AttributeReadingsQuery = Type.Object({
+/** values and aggregation are named here only to be refused clearly (they apply to one attribute). */
+export const AssetReadingsQuery = QueryObject({ ...pageParams, values: oneAttributeOnly, aggrMethod: oneAttributeOnly, aggrPeriod: oneAttributeOnly });
+
+export const AttributeReadingsQuery = QueryObject({
   ...pageParams,
   values: Type.Optional(Type.String({ description: 'When set (present, true or 1), the response is a bare JSON array of the values (strings as stored)', examples: ['true'] })),
   aggrMethod: Type.Optional(Type.String({
@@ -54,7 +58,7 @@ export const AttributeReadingsQuery = Type.Object({
   })),
 });
 
-export const AttributesQuery = Type.Object({ type: Type.Optional(typeFilter) });
+export const AttributesQuery = QueryObject({ type: Type.Optional(typeFilter) });
 
 export const Reading = Type.Object({
   recvTime: Type.String({ description: 'When the platform received the reading: ISO 8601 UTC with milliseconds', examples: ['2017-01-09T19:26:35.000Z'] }),

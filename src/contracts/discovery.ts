@@ -6,6 +6,7 @@
  * gets a 400 naming it.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { QueryObject } from './query.js';
 import { DEFAULT_PER, FILTER_KEYS, MAX_PER, SORT_KEYS } from '../domain/asset-listing.js';
 import { DEFAULT_RADIUS_KM, MAX_POLYGON_VERTICES } from '../domain/geo-query.js';
 
@@ -35,19 +36,19 @@ const selectionParams = {
   filter: text(`Comma-separated key:value list; keys ${FILTER_KEYS.join(', ')}; values of one key are alternatives, different keys must all hold`, ['site:santander,service:environmental']),
 };
 
-export const ListingQuery = Type.Object({
+export const ListingQuery = QueryObject({
   ...selectionParams,
   ...orderingParams,
   ...pagingParams,
   sample: text(`A random sample of this many assets (1–${MAX_PER}) instead of a page`, ['10']),
 });
 
-export const NgsiListingQuery = Type.Object({
+export const NgsiListingQuery = QueryObject({
   ...ListingQuery.properties,
   query: text('Metadata search: words separated by spaces or +, all of which must match', ['temperature santander']),
 });
 
-export const SearchQuery = Type.Object({
+export const SearchQuery = QueryObject({
   query: Type.Optional(Type.String({ description: 'Words separated by spaces or +; every one must occur (case-insensitive) in the id, type, site, an attribute name or a metadata value', examples: ['santander+temperature'] })),
   ...selectionParams,
   ...orderingParams,
@@ -62,7 +63,7 @@ const geoParams = {
   city: text('Only assets of this site', ['santander']),
 };
 
-export const GeoSearchQuery = Type.Object({
+export const GeoSearchQuery = QueryObject({
   lat: text('Latitude of the centre (with long)', ['43.4623']),
   long: text('Longitude of the centre (with lat)', ['-3.80998']),
   ...geoParams,
@@ -70,16 +71,16 @@ export const GeoSearchQuery = Type.Object({
   ...ListingQuery.properties,
 });
 
-export const NearbyQuery = Type.Object({
+export const NearbyQuery = QueryObject({
   ...geoParams,
   points: text('Further polygon vertices as a JSON array of [longitude, latitude] pairs; the asset\'s own position is the first vertex'),
   ...selectionParams,
   ...pagingParams,
 });
 
-export const SiteQuery = Type.Object({ type: text('Count only assets of this type', ['urn:oc:entityType:iotdevice']) });
+export const SiteQuery = QueryObject({ type: text('Count only assets of this type', ['urn:oc:entityType:iotdevice']) });
 
-export const HistoryQuery = Type.Object({ ...pagingParams });
+export const HistoryQuery = QueryObject({ ...pagingParams });
 
 export const UrnParams = Type.Object({ urn: Type.String({ description: 'Asset id (URN)', examples: ['urn:oc:entity:santander:environmental:fixed:462'] }) });
 export const SiteParams = Type.Object({ site: Type.String({ description: 'Site id', examples: ['santander'] }) });

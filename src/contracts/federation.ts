@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { QueryObject } from './query.js';
 
 /**
  * Federation interface (spec part A) schemas. They document the interface in
@@ -43,11 +44,11 @@ export const Asset = Type.Object({
 
 export const AssetParams = Type.Object({ assetId: Type.String({ description: 'The asset id (URL-encoded or not)' }) });
 
-export const EntityQuery = Type.Object({
+export const EntityQuery = QueryObject({
   type: Type.Optional(Type.String({ description: 'When given, the asset must have this type (otherwise 404)' })),
 });
 
-export const GetEntityQuery = Type.Object({
+export const GetEntityQuery = QueryObject({
   type: Type.Optional(Type.String({ description: 'When given, the asset must have this type (otherwise 404)' })),
   options: Type.Optional(Type.Literal('keyValues', { description: 'keyValues: attribute values only' })),
 });

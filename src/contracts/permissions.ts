@@ -6,6 +6,7 @@
  * them; src/domain reads them so that a bad value gets the status the spec names.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { QueryObject } from './query.js';
 import { MAX_CLIENT_NAME_LENGTH, MAX_REDIRECT_URIS, MAX_URI_LENGTH } from '../domain/client-registration.js';
 import { USER_PAGE_DEFAULT, USER_PAGE_MAX } from '../domain/user-paging.js';
 
@@ -84,7 +85,7 @@ export const editRedirectUrisResponses = {
 
 // ---- users ------------------------------------------------------------------
 
-export const UsersQuery = Type.Object({
+export const UsersQuery = QueryObject({
   offset: Type.Optional(Type.String({ description: 'Users to skip: a whole number >= 0 (default 0). Needs listUsers.', examples: ['0'] })),
   count: Type.Optional(Type.String({
     description: `Users returned at most: a whole number 1–${USER_PAGE_MAX} (default ${USER_PAGE_DEFAULT}). Needs listUsers.`, examples: ['50'],
@@ -129,7 +130,7 @@ export const UserRoleParams = Type.Object({
   roleName: Type.String({ description: 'The role name, e.g. participant or scenarios:admin' }),
 });
 
-export const ExperimentQuery = Type.Object({
+export const ExperimentQuery = QueryObject({
   experiment: Type.Optional(Type.String({ description: 'The experiment id, for roles restricted to one experiment (participant needs one)' })),
 });
 

@@ -32,11 +32,12 @@ describe(`soak: ${SOAK_SECONDS} s at half the maximum throughput`, () => {
   let db: TestDatabase;
   let server: ServerProcess;
   let token = '';
+  let secret = '';
   let n = 0;
 
   before(async () => {
     db = await createTestDatabase('sqlite');
-    const secret = await prepareSite(db.url, SITE);
+    secret = await prepareSite(db.url, SITE);
     server = await startServer({ DATABASE_URL: db.url });
     token = await fetchToken(server.url, `ocsite-${SITE}`, secret);
     for (let i = 0; i < ASSETS; i++) assert.equal(await federationWrite(server.url, token, 'create', `urn:oc:entity:${SITE}:soak:x:${i}`, ++n), 201);
@@ -47,26 +48,29 @@ describe(`soak: ${SOAK_SECONDS} s at half the maximum throughput`, () => {
     await db?.drop();
   });
 
-  /** One request of the mix: 70 % updates, 30 % reads. Resolves with [latency ms, ok]. */
-  async function one(): Promise<[number, boolean]> {
+  /** One request of the mix: 70 % updates, 30 % reads. Resolves with [latency ms, ok, status (0: no answer)]. */
+  async function one(): Promise<[number, boolean, number]> {
     const started = performance.now();
     const i = Math.floor(Math.random() * ASSETS);
     const id = `urn:oc:entity:${SITE}:soak:x:${i}`;
     const pick = Math.random();
+    let status: number;
     let ok: boolean;
     if (pick < 0.7) {
-      ok = (await federationWrite(server.url, token, 'update', id, ++n)) === 204;
+      status = await federationWrite(server.url, token, 'update', id, ++n);
+      ok = status === 204;
     } else {
       const url = pick < 0.85 ? `${server.url}/discovery/v0/assets?per=20&page=${1 + (i % 10)}` : `${server.url}/datasource/${encodeURIComponent(id)}/temperature/readings?limit=20`;
       try {
         const res = await fetch(url);
         await res.arrayBuffer();
-        ok = res.status === 200;
+        status = res.status;
       } catch {
-        ok = false;
+        status = 0;
       }
+      ok = status === 200;
     }
-    return [performance.now() - started, ok];
+    return [performance.now() - started, ok, status];
   }
 
   it('keeps its latency and memory steady', async () => {
@@ -86,8 +90,11 @@ describe(`soak: ${SOAK_SECONDS} s at half the maximum throughput`, () => {
     const windowMs = (SOAK_SECONDS * 1000) / WINDOWS;
     const windows: Array<{ p99: number; count: number; rss: number; heap: number }> = [];
     let errors = 0;
+    const errorStatuses = new Map<number, number>();
     let skipped = 0;
     for (let w = 0; w < WINDOWS; w++) {
+      // Access tokens live 300 s, as long as the whole soak: like any real site, take a fresh one as time goes on.
+      token = await fetchToken(server.url, `ocsite-${SITE}`, secret);
       const latencies: number[] = [];
       const inFlight = new Set<Promise<void>>();
       const start = performance.now();
@@ -100,9 +107,12 @@ describe(`soak: ${SOAK_SECONDS} s at half the maximum throughput`, () => {
             skipped++;
             continue;
           }
-          const p: Promise<void> = one().then(([ms, ok]) => {
+          const p: Promise<void> = one().then(([ms, ok, status]) => {
             latencies.push(ms);
-            if (!ok) errors++;
+            if (!ok) {
+              errors++;
+              errorStatuses.set(status, (errorStatuses.get(status) ?? 0) + 1);
+            }
             inFlight.delete(p);
           });
           inFlight.add(p);
@@ -118,7 +128,7 @@ describe(`soak: ${SOAK_SECONDS} s at half the maximum throughput`, () => {
     const last = windows[windows.length - 1]!;
     const drift = Math.max(...windows.map((x) => x.p99)) / Math.max(first.p99, 0.001);
     const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
-    process.stdout.write(`# soak seconds=${SOAK_SECONDS} max=${maximum.toFixed(0)}/s rate=${rate.toFixed(0)}/s errors=${errors} skipped=${skipped}\n`);
+    process.stdout.write(`# soak seconds=${SOAK_SECONDS} max=${maximum.toFixed(0)}/s rate=${rate.toFixed(0)}/s errors=${errors} ${JSON.stringify(Object.fromEntries(errorStatuses))} skipped=${skipped}\n`);
     windows.forEach((x, i) => process.stdout.write(`# soak window ${i + 1}: requests=${x.count} p99=${x.p99.toFixed(1)}ms rss=${mb(x.rss)}MiB heap=${mb(x.heap)}MiB\n`));
     process.stdout.write(`# soak p99 drift (worst window / first) = ${drift.toFixed(2)}x, rss growth first->last = ${mb(last.rss - first.rss)}MiB, heap growth = ${mb(last.heap - first.heap)}MiB\n`);
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
+import { REFERENCE_POSITIONS, REFERENCE_SITES, SANTANDER_ENTITIES, type ReferenceSite } from '../../src/demo/reference.js';
 import { parseAssetUrn, type AssetUrn } from '../../src/domain/urn.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { bearer, type TestPlatform } from './platform.js';
@@ -11,22 +11,12 @@ import { bearer, type TestPlatform } from './platform.js';
  * expected to look like.
  */
 
-const REFERENCE = new URL('../../../shared/reference/data/', import.meta.url);
-const read = (file: string) => JSON.parse(fs.readFileSync(new URL(file, REFERENCE), 'utf8'));
-
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 /** Receive times are this far apart, asset after asset. */
 export const STEP_MS = 10 * 60_000;
 const SERVICE = { 'platform-service': 'opencity' };
 
-export interface SeededSite {
-  id: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-  countryCode: string;
-  country: string;
-}
+export type SeededSite = Omit<ReferenceSite, 'city'>;
 
 export interface SeededAsset extends AssetUrn {
   id: string;
@@ -66,28 +56,25 @@ const TYPES: Record<string, string> = {
 export const EXPERIMENTS = { first: 'exp-1', second: 'exp-2' };
 
 function referenceSites(): SeededSite[] {
-  const cities = read('oc-sites-discovery-seed.json').cities as Array<{ name: string; latitude: number; longitude: number; country_code: string; country: string }>;
   return SITE_IDS.map((id) => {
-    const c = cities.find((x) => x.name.toLowerCase() === id);
-    assert.ok(c, `reference site ${id}`);
-    return { id, name: c.name, latitude: c.latitude, longitude: c.longitude, countryCode: c.country_code, country: c.country };
+    const site = REFERENCE_SITES.find((x) => x.id === id);
+    assert.ok(site, `reference site ${id}`);
+    return { id, name: site.name, latitude: site.latitude, longitude: site.longitude, countryCode: site.countryCode, country: site.country };
   });
 }
 
 /** The ids and positions of the reference data, thinned for Santander (one in `every`). */
 function referenceAssets(every: number): Array<{ id: string; lon: number; lat: number }> {
-  const features = read('oc-asset-urns-geo-2016.json').features as Array<{ id: string; geometry: { coordinates: [number, number] } }>;
   let santander = 0;
-  return features
+  return REFERENCE_POSITIONS
     .filter((f) => SITE_IDS.includes(f.id.split(':')[3] ?? ''))
     .filter((f) => !f.id.startsWith('urn:oc:entity:santander:') || santander++ % every === 0)
-    .map((f) => ({ id: f.id, lon: f.geometry.coordinates[0], lat: f.geometry.coordinates[1] }));
+    .map((f) => ({ id: f.id, lon: f.coordinates[0], lat: f.coordinates[1] }));
 }
 
 /** Real Orion entities by id (their attributes replace the generated ones). */
 function realEntities(): Map<string, Record<string, unknown>> {
-  const entities = read('oc-orion-v2-entities-santander-2016.json').entities as Array<Record<string, unknown>>;
-  return new Map(entities.map((e) => [e.id as string, e]));
+  return new Map(SANTANDER_ENTITIES.map((e) => [e.id, e as Record<string, unknown>]));
 }
 
 function generatedAttributes(service: string, index: number, lon: number, lat: number): SeededAsset['attributes'] {

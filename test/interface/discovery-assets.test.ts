@@ -235,6 +235,10 @@ describeEachStore('discovery assets', (platform) => {
     assert.equal(totals[0], ids.length);
     await fails(p(), `${BASE}/assets/metadata/search`, 400, "'query'");
     await fails(p(), `${BASE}/assets/metadata/search?query=+`, 400, "'query'");
+    // sample is not a parameter of metadata search: ignored, even given twice; query given twice is a 400 naming it.
+    const first = await ok(p(), `${BASE}/assets/metadata/search?query=santander&sort=id&per=20`);
+    assert.deepEqual((await ok(p(), `${BASE}/assets/metadata/search?query=santander&sort=id&per=20&sample=1&sample=2`)).body, first.body);
+    await fails(p(), `${BASE}/assets/metadata/search?query=santander&query=parking`, 400, "'query'");
   });
 
   it('hides experiment assets from anonymous callers and outsiders', async () => {

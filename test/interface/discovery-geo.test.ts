@@ -215,6 +215,11 @@ describeEachStore('discovery geo', (platform) => {
     const page = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=3&page=2`);
     const full = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=6`);
     assert.deepEqual(page.body.map((a: { id: string }) => a.id), full.body.slice(3).map((a: { id: string }) => a.id));
+    // Nearest first is the only order here: sort, order and sample are not parameters of nearby, and are ignored
+    // even when given twice; a parameter it has, given twice, is a 400 naming it.
+    const ignoring = await ok(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=6&order=id,type&order=desc&sort=id&sample=1&sample=2`);
+    assert.deepEqual(ignoring.body, full.body);
+    await fails(p(), `${BASE}/assets/${enc(asset.id)}/nearby?per=6&per=7`, 400, "'per'");
   });
 
   it('lists the assets inside a polygon that starts at the asset, and within a city', async () => {
