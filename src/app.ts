@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
+import { lazyCompilers } from './http/lazy-compilers.js';
 import { serverWithLiveness } from './http/liveness.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { requestSerializer } from './http/log-redaction.js';
@@ -78,6 +79,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     },
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true } },
+    schemaController: { compilersFactory: lazyCompilers() },
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
