@@ -72,10 +72,12 @@ function newestMtime(dir: string): number {
 function buildIfStale(): void {
   const stamp = fs.existsSync(BUILD_STAMP) ? fs.statSync(BUILD_STAMP).mtimeMs : 0;
   if (stamp > newestMtime(path.join(REPO_ROOT, 'src'))) return;
-  process.stderr.write('bench: compiling the server (tsc -p tsconfig.build.json)…\n');
+  process.stderr.write('bench: compiling the server (tsc -p tsconfig.build.json, scripts/bundle.mjs)…\n');
   const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'src', 'main.js'))) throw new Error(`the build produced no dist/src/main.js:\n${result.stdout}${result.stderr}`);
+  const bundle = spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'bundle.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`scripts/bundle.mjs failed:\n${bundle.stdout}${bundle.stderr}`);
   if (result.status !== 0) {
     // tsc still emits on type errors; measure what was emitted but say so.
     process.stderr.write(`bench: warning: the build reported type errors (measuring the emitted code anyway):\n${result.stdout.split('\n').slice(0, 10).join('\n')}\n`);

@@ -53,6 +53,8 @@ export async function serve(env: Record<string, string | undefined> = process.en
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+// Run as a file of its own (`node dist/src/main.js`), it serves; imported by the CLI, or bundled
+// with it into dist/bin/opencity.js (whose own URL is then this module's), it waits to be called.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && /\/main\.[jt]s$/.test(import.meta.url)) {
   void serve();
 }

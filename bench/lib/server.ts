@@ -8,14 +8,15 @@ import { freePort, spawnChild, waitUntilAnswering, type Child } from './processe
 import { clientToken, siteToken, userToken, type RoleSpec } from './tokens.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DIST_MAIN = path.join(REPO_ROOT, 'dist', 'src', 'main.js');
+/** What `npm start` runs: the bundled server and CLI (scripts/bundle.mjs). */
+export const DIST_BIN = path.join(REPO_ROOT, 'dist', 'bin', 'opencity.js');
 const SRC_MAIN = path.join(REPO_ROOT, 'src', 'main.ts');
 
 /** The admin client's secret in every benchmark server (fixed, so nothing is printed at start). */
 export const BENCH_ADMIN_SECRET = 'opencity-bench-admin-secret';
 
 /**
- * How the server process runs: `dist` (compiled JavaScript, what production runs;
+ * How the server process runs: `dist` (the bundled JavaScript, what `npm start` runs;
  * bench/run.ts builds it first) or `tsx` (the TypeScript sources, slower to start).
  */
 export type Runtime = 'dist' | 'tsx';
@@ -54,8 +55,8 @@ export interface BenchServer {
 
 export function serverCommand(runtime: Runtime): string[] {
   if (runtime === 'tsx') return ['--import', 'tsx', SRC_MAIN];
-  if (!fs.existsSync(DIST_MAIN)) throw new Error(`${path.relative(process.cwd(), DIST_MAIN)} is missing: run \`npm run build\` (bench/run.ts does it unless --no-build)`);
-  return [DIST_MAIN];
+  if (!fs.existsSync(DIST_BIN)) throw new Error(`${path.relative(process.cwd(), DIST_BIN)} is missing: run \`npm run build\` (bench/run.ts does it unless --no-build)`);
+  return [DIST_BIN, 'serve'];
 }
 
 export function defaultRuntime(): Runtime {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { createBenchDatabase } from '../lib/databases.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
-import { defaultRuntime, REPO_ROOT, startServer } from '../lib/server.js';
+import { defaultRuntime, DIST_BIN, REPO_ROOT, startServer } from '../lib/server.js';
 import { percentile, timingsAsResult } from '../lib/startup.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
@@ -95,7 +95,7 @@ async function ensureWebBuilt(): Promise<void> {
 async function loadDemo(databaseUrl: string): Promise<void> {
   const args = defaultRuntime() === 'tsx'
     ? ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'cli', 'main.ts')]
-    : [path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')];
+    : [DIST_BIN];
   const child = spawnChild(process.execPath, [...args, 'demo', '--days', '2'], { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, REPO_ROOT);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), DEMO_TIMEOUT_MS); });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from './cli.js';
 
-/** A real server process (`node --import tsx src/main.ts`) on a loopback port of its own choosing. */
+/** A real server process (by default `node --import tsx src/main.ts`) on a loopback port of its own choosing. */
 export interface ServerProcess {
   child: ChildProcess;
   pid: number;
@@ -18,9 +18,16 @@ export interface ServerProcess {
 
 const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** Starts the server with this environment (PORT 0 and loopback unless given) and waits until it listens (LOG_LEVEL must be info or finer: its "listening" line gives the port). */
-export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+/** The server from its TypeScript sources. */
+const FROM_SOURCES = ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+
+/**
+ * Starts the server with this environment (PORT 0 and loopback unless given) and waits until it listens
+ * (LOG_LEVEL must be info or finer: its "listening" line gives the port). `args` are Node's arguments:
+ * the TypeScript sources unless told otherwise (e.g. the bundle, `dist/bin/opencity.js serve`).
+ */
+export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000, args: string[] = FROM_SOURCES): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
