@@ -50,6 +50,7 @@ export class Observatory {
     await this.loadCatalog(true);
     this.followHash();
     await this.refresh();
+    this.map.refineOutlines();
   }
 
   /** Reloads everything that depends on who is signed in. */

@@ -1,6 +1,6 @@
 import L from 'leaflet';
 import { AssetsLayer } from './assets-layer';
-import { addBaseMap } from './basemap';
+import { addBaseMap, type BaseMap } from './basemap';
 import { debounce } from './dom';
 import { SitesLayer } from './sites-layer';
 import type { AssetFeature, Site } from './types';
@@ -24,6 +24,7 @@ export class ObservatoryMap {
   readonly map: L.Map;
   readonly sites: SitesLayer;
   readonly assets: AssetsLayer;
+  private readonly baseMap: BaseMap;
 
   constructor(el: HTMLElement, handlers: MapHandlers) {
     this.map = L.map(el, {
@@ -44,12 +45,17 @@ export class ObservatoryMap {
     L.control.scale({ position: 'bottomright', imperial: false }).addTo(this.map);
     this.map.getContainer().setAttribute('aria-roledescription', 'map');
 
-    addBaseMap(this.map, handlers.onError);
+    this.baseMap = addBaseMap(this.map, handlers.onError);
     this.sites = new SitesLayer(this.map, handlers.onSite);
     this.assets = new AssetsLayer(this.map, handlers.onAsset);
 
     const changed = debounce(() => handlers.onView(this.map.getZoom()), 350);
     this.map.on('moveend', changed);
+  }
+
+  /** Finer outlines once the first view is up: loading them first would delay it. */
+  refineOutlines(): void {
+    this.baseMap.refine();
   }
 
   get inAssetView(): boolean {
