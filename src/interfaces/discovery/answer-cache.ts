@@ -8,6 +8,8 @@ import { TOTAL_HEADER } from './listing.js';
 /** Bytes of answers kept at most, and the largest answer worth keeping. */
 const MAX_BYTES = 8 * 1024 * 1024;
 const MAX_ANSWER_BYTES = 512 * 1024;
+/** Characters of URLs remembered as asked once, at most. */
+const MAX_SEEN_CHARS = 4 * 1024 * 1024;
 
 interface Answer {
   body: Buffer;
@@ -30,11 +32,27 @@ declare module 'fastify' {
  * any process (storeVersion); an answer read while the store moved is not
  * kept. Only answers everyone sees alike are kept:
  * callers who may see experiment assets, and random samples, always read.
+ * Only a URL asked again is looked up or kept: one asked once (an asset among a
+ * million, a page of a long walk) costs no look at the store's version.
  */
 export class AnswerCache {
   private answers = new Map<string, Answer>();
   private bytes = 0;
   private version: string | undefined;
+  private seen = new Set<string>();
+  private seenChars = 0;
+
+  /** Whether the cache takes part in answering this key: it holds its answer, or the key was asked before. */
+  admits(key: string): boolean {
+    if (this.answers.has(key) || this.seen.has(key)) return true;
+    if (this.seenChars + key.length > MAX_SEEN_CHARS) {
+      this.seen.clear();
+      this.seenChars = 0;
+    }
+    this.seen.add(key);
+    this.seenChars += key.length;
+    return false;
+  }
 
   /** The store's current version, emptying the cache when it moved; undefined: nothing may be kept. */
   async sync(ctx: AppContext): Promise<string | undefined> {
@@ -85,10 +103,11 @@ export function registerAnswerCache(app: FastifyInstance, ctx: AppContext): void
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!cacheable(request)) return;
-    const version = await cache.sync(ctx);
-    if (version === undefined) return;
     // Online counts move with time alone: answers are kept within one hour of the online window.
     const key = `${onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)} ${request.url}`;
+    if (!cache.admits(key)) return;
+    const version = await cache.sync(ctx);
+    if (version === undefined) return;
     const answer = cache.get(key);
     if (!answer) {
       request.discoveryAnswerKey = { key, version };
