@@ -244,6 +244,16 @@ async function panSantander(page: Page): Promise<PanResult> {
   return result;
 }
 
+/** A first view of `base` in a fresh context, then the pans over Santander; `recording` keeps every response. */
+async function pansOn(browser: Browser, base: string, recording?: Map<string, Recorded>): Promise<PanResult> {
+  const view = await firstView(browser, base, recording);
+  try {
+    return await panSantander(view.page);
+  } finally {
+    await view.close();
+  }
+}
+
 /** The server's own histogram of geo-search latencies: observations in all, and those <= 50 ms. */
 async function geoHistogram(base: string): Promise<{ count: number; within: number }> {
   const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
@@ -283,12 +293,7 @@ const observatory: Scenario = {
 
       // Unmeasured first pass: warms the server and Chromium, and records every response for the replay baseline.
       const recording = new Map<string, Recorded>();
-      const warm = await firstView(browser, server.url, recording);
-      try {
-        await panSantander(warm.page);
-      } finally {
-        await warm.close();
-      }
+      await pansOn(browser, server.url, recording);
       replay = await startReplayServer(recording);
       process.stdout.write(`observatory: recorded ${recording.size} responses for the replay baseline\n`);
 
@@ -313,21 +318,9 @@ const observatory: Scenario = {
 
       // Pans over Santander: the platform (with its own histogram before and after), then the replay.
       const histogramBefore = await geoHistogram(server.url);
-      const subjectView = await firstView(browser, server.url);
-      let pans: PanResult;
-      try {
-        pans = await panSantander(subjectView.page);
-      } finally {
-        await subjectView.close();
-      }
+      const pans = await pansOn(browser, server.url);
       const histogramAfter = await geoHistogram(server.url);
-      const baselineView = await firstView(browser, replay.url);
-      let baselinePans: PanResult;
-      try {
-        baselinePans = await panSantander(baselineView.page);
-      } finally {
-        await baselineView.close();
-      }
+      const baselinePans = await pansOn(browser, replay.url);
       const serverCount = histogramAfter.count - histogramBefore.count;
       const serverWithin = histogramAfter.within - histogramBefore.within;
       process.stdout.write(`observatory: geo TTFB (ms) platform ${pans.ttfbMs.map(fmt).join(', ')}; replay ${baselinePans.ttfbMs.map(fmt).join(', ')}; server histogram ${serverWithin}/${serverCount} <= ${GEO_GOAL_MS} ms\n`);
