@@ -91,10 +91,6 @@ function aggregation(raw: RawQuery, scope: HistoryScope): Aggregation | undefine
 export function parseHistoryQuery(raw: RawQuery, scope: 'asset'): ReadingsQuery;
 export function parseHistoryQuery(raw: RawQuery, scope: HistoryScope): HistoryQuery;
 export function parseHistoryQuery(raw: RawQuery, scope: HistoryScope): HistoryQuery {
-  // A parameter the route's schema does not list arrives as an array when repeated.
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined && typeof value !== 'string') throw invalid(name, 'must be given once');
-  }
   // Each bound is checked even alone, but the filter applies only when both are given (spec part D).
   const from = date(raw, 'from');
   const to = date(raw, 'to');
