@@ -3,16 +3,15 @@
 // compiles each of the ~1,500 files of the server's dependency tree one by one
 // (kysely and TypeBox alone are several hundred); one file starts in a fraction
 // of that time.
-// Usage: node scripts/bundle.mjs [output file]
+// Usage: node scripts/bundle.mjs
 import { build } from 'esbuild';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const outfile = process.argv[2] ?? join(root, 'dist', 'bin', 'opencity.js');
 
 await build({
   entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-  outfile,
+  outfile: join(root, 'dist', 'bin', 'opencity.js'),
   bundle: true,
   platform: 'node',
   format: 'esm',
