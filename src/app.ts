@@ -9,6 +9,7 @@ import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { serverWithLiveness } from './http/liveness.js';
+import { registerUtf8JsonParser } from './http/utf8-body.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { requestSerializer } from './http/log-redaction.js';
 import { registerObservability } from './http/observability.js';
@@ -88,6 +89,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
 
   registerErrorHandling(app, (e) => store.isUnavailable(e));
   registerBodyTimeout(app, config.requestTimeoutMs);
+  registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
   registerObservability(app, store);

@@ -74,6 +74,22 @@ describeEachStore('error rendering', (platform) => {
     assert.ok(typeof res.json().error === 'string');
   });
 
+  it('refuses a JSON body whose bytes are not UTF-8, and creates nothing from it', async () => {
+    const p = platform();
+    const admin = await p.clientToken('utf8-admin', ['accounts-permissions:createClient']);
+    const broken = Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0x7d, 0x44, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+    const before = (await p.ctx.store.read.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const res = await p.app.inject({
+      method: 'POST', url: '/permissions/clients', payload: broken,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+    });
+    assert.equal(res.statusCode, 400);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.equal(res.json().error, 'The request body is not valid UTF-8');
+    const after = (await p.ctx.store.read.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    assert.equal(Number(after), Number(before));
+  });
+
   it('answers an unsupported media type with 415', async () => {
     const res = await platform().app.inject({
       method: 'POST', url: '/auth/realms/opencity/protocol/openid-connect/token',

@@ -138,6 +138,9 @@ describeEachStore('federation: headers and body', (platform) => {
       refused(await p.app.inject({ method: 'POST', url, headers: writeHeaders(token), payload: '   ' }), 400, 'BadRequest', 'No HTTP body provided!');
       refused(await p.app.inject({ method: 'POST', url, headers: writeHeaders(token), payload: '{"id": ' }), 400, 'BadRequest', 'HTTP body is not valid JSON!');
       refused(await p.app.inject({ method: 'POST', url, headers: writeHeaders(token), payload: "{'id': 1}" }), 400, 'BadRequest', 'HTTP body is not valid JSON!');
+      // Valid JSON around bytes that are not UTF-8: refused, not stored with U+FFFD in their place.
+      const broken = Buffer.concat([Buffer.from(`{"id":"${ID}","type":"urn:oc:entityType:iotdevice","name":{"type":"Text","value":"`), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}}')]);
+      refused(await p.app.inject({ method: 'POST', url, headers: writeHeaders(token), payload: broken }), 400, 'BadRequest', 'The request body is not valid UTF-8');
       for (const payload of ['null', '[]', '"text"', '42', 'true']) {
         refused(await p.app.inject({ method: 'POST', url, headers: writeHeaders(token), payload }), 400, 'BadRequest', 'HTTP body must be a JSON object');
       }

@@ -18,10 +18,10 @@ export async function federationInterface(app: FastifyInstance, ctx: AppContext)
   // The schemas document the interface; the checks run in the handlers, in the
   // order the spec gives and with their own descriptions.
   app.setValidatorCompiler(() => () => true);
-  // Bodies arrive as text whatever their Content-Type: the handler judges the
-  // type (415) only after the caller and the headers, as the original did.
+  // Bodies arrive as bytes whatever their Content-Type: the handler judges the
+  // type (415) and the text only after the caller and the headers, as the original did.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   const service = ctx.config.platformServiceName;
 

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { siteOfCaller } from '../../domain/site-client.js';
 import { requireCaller } from '../../http/auth.js';
+import { utf8Text } from '../../http/utf8-body.js';
 import { requireSite } from '../../services/federation.js';
 
 /**
@@ -47,7 +48,7 @@ export function readJsonBody(request: FastifyRequest): unknown {
   if (mediaType !== 'application/json') {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType} not acceptable. Please provide application/json`);
   }
-  const text = typeof request.body === 'string' ? request.body : '';
+  const text = Buffer.isBuffer(request.body) ? utf8Text(request.body) : '';
   if (text.trim() === '') throw badRequest('No HTTP body provided!');
   try {
     return JSON.parse(text) as unknown;
