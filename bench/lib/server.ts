@@ -53,10 +53,13 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
+/** Node options for the server process only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles` (NODE_OPTIONS refuses them). */
+const serverNodeArgs = (): string[] => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 export function serverCommand(runtime: Runtime): string[] {
-  if (runtime === 'tsx') return ['--import', 'tsx', SRC_MAIN];
+  if (runtime === 'tsx') return [...serverNodeArgs(), '--import', 'tsx', SRC_MAIN];
   if (!fs.existsSync(DIST_BIN)) throw new Error(`${path.relative(process.cwd(), DIST_BIN)} is missing: run \`npm run build\` (bench/run.ts does it unless --no-build)`);
-  return [DIST_BIN, 'serve'];
+  return [...serverNodeArgs(), DIST_BIN, 'serve'];
 }
 
 export function defaultRuntime(): Runtime {

@@ -354,6 +354,54 @@ describeEachStore('datasource interface', (platform) => {
     assert.deepEqual(noise, Array.from({ length: 1250 }, (_, i) => String(i)));
   });
 
+  it('answers a range asked again as before, until a reading enters the range', async () => {
+    const id = 'urn:oc:entity:santander:environmental:fixed:kept-1';
+    const t1 = T0 + 86_400_000 * 100;
+    await santander.create(id, temp('1.5'), t1);
+    await santander.update(id, temp('2.5'), t1 + 60_000);
+    const range = `from=${iso(t1 - 1000)}&to=${iso(t1 + 600_000)}`;
+    const values = async (extra = '') => (await json(`/datasource/${id}/temperature:ambient/readings?${range}&values=true${extra}`)) as string[];
+    const readings = `/datasource/${id}/temperature:ambient/readings?${range}`;
+    const hourly = `/datasource/${id}/temperature:ambient/readings?${range}&aggrMethod=count&aggrPeriod=hour`;
+    const csv = () => get(readings, { accept: 'text/csv' });
+
+    assert.deepEqual(await values(), ['1.5', '2.5']);
+    const first = await get(readings);
+    const again = await get(readings);
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers['content-length'], first.headers['content-length']);
+    assert.deepEqual((await json(hourly)).aggregates.map((b: { count: number }) => b.count), [2]);
+    assert.equal((await csv()).body.trim().split('\n').length, 3);
+
+    // a reading inside the range: every form of the answer shows it
+    await santander.update(id, temp('3.5'), t1 + 120_000);
+    assert.deepEqual(await values(), ['1.5', '2.5', '3.5']);
+    assert.equal((await json(readings)).readings.length, 3);
+    assert.deepEqual((await json(hourly)).aggregates.map((b: { count: number }) => b.count), [3]);
+    assert.equal((await csv()).body.trim().split('\n').length, 4);
+
+    // one outside it changes nothing
+    const before = (await get(readings)).body;
+    await santander.update(id, temp('9.5'), t1 + 86_400_000);
+    assert.equal((await get(readings)).body, before);
+    assert.deepEqual(await values('&lastN=1'), ['3.5']);
+  });
+
+  it('writes text outside ASCII as JSON escapes, the same strings to any parser', async () => {
+    const id = 'urn:oc:entity:santander:environmental:fixed:kept-2';
+    const t2 = T0 + 86_400_000 * 101;
+    const text = 'Größe ✓ 😀 \u2028 "quoted" \\ ünï';
+    await santander.create(id, { label: { type: 'urn:oc:attributeType:label', value: text } }, t2);
+    for (const url of [`/datasource/${id}/readings`, `/datasource/${id}/label/readings?from=${iso(t2)}&to=${iso(t2)}`]) {
+      const res = await get(url);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(res.rawPayload.every((byte) => byte < 0x80), 'the body is ASCII');
+      assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
+      const named = res.json().readings.filter((r: Reading) => r.attrName === 'label');
+      assert.deepEqual(named.map((r: Reading) => r.attrValue), [text]);
+    }
+  });
+
   it('shows experiment assets only to the experimenter, participants and administrators', async () => {
     const p = platform();
     const experimenters = await Site.register(platform, 'experimenters');
@@ -377,6 +425,8 @@ describeEachStore('datasource interface', (platform) => {
       for (const token of [owner.token, participant.token, admin.token]) {
         assert.equal((await get(path, bearer(token))).statusCode, 200, path);
       }
+      // what was answered to them is not answered to anyone else
+      assert.equal((await get(path)).statusCode, 404, path);
     }
     assert.deepEqual(await json(`/datasource/${id}/temperature:ambient/readings?values=true`, bearer(participant.token)), ['20.1']);
   });

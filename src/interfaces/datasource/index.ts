@@ -10,6 +10,7 @@ import { canSee } from '../../domain/visibility.js';
 import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
+import { HistoryAnswers } from './history-answers.js';
 import {
   aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
 } from './render.js';
@@ -37,12 +38,14 @@ async function visibleAsset(ctx: AppContext, request: FastifyRequest, assetId: s
   return asset;
 }
 
-function send(reply: FastifyReply, format: BodyFormat, body: string): FastifyReply {
+function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyReply {
   return reply.header('content-type', format === 'csv' ? CSV_TYPE : JSON_TYPE).send(body);
 }
 
 /** The datasource interface (spec part D): the recorded history of assets, GET only, bearer optional. */
 export async function datasourceInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const answers = new HistoryAnswers();
+
   app.get<{ Params: { assetId: string }; Querystring: RawQuery }>('/:assetId/readings', {
     schema: {
       tags: ['datasource'],
@@ -90,12 +93,13 @@ export async function datasourceInterface(app: FastifyInstance, ctx: AppContext)
     }
     const filter = { assetSeq: asset.seq, attrName: attr, range: query.range };
     const format = negotiateFormat(request.headers.accept);
-    if (query.kind === 'aggregates') {
-      const buckets = await aggregateReadings(ctx.store, filter, query.aggregation, query.page);
-      return send(reply, format, aggregatesBody(buckets, format));
-    }
-    const readings = await findReadings(ctx.store, filter, query.selection);
-    return send(reply, format, query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format));
+    const key = `${asset.seq} ${format} ${JSON.stringify(attr)} ${JSON.stringify(query)}`;
+    const body = await answers.answer(ctx.store, filter, query, key, async () => {
+      if (query.kind === 'aggregates') return aggregatesBody(await aggregateReadings(ctx.store, filter, query.aggregation, query.page), format);
+      const readings = await findReadings(ctx.store, filter, query.selection);
+      return query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format);
+    });
+    return send(reply, format, body);
   });
 
   app.get<{ Params: { assetId: string }; Querystring: { type?: string } }>('/:assetId/attributes', {

@@ -1,11 +1,12 @@
 /**
- * Response bodies of the datasource, as JSON or CSV text. Written by hand rather
- * than through a generic serializer: a page holds up to a thousand readings, and
- * its serialization is most of the cost of a request.
+ * Response bodies of the datasource, as the bytes of JSON or CSV text. Written
+ * by hand rather than through a generic serializer: a page holds up to a
+ * thousand readings, and its serialization is most of the cost of a request.
  */
 import type { AggregateBucket } from '../../domain/aggregation.js';
 import { csvDocument } from '../../domain/csv.js';
 import { formatRecvTime } from '../../domain/history-dates.js';
+import { asciiBytes, asciiQuote } from '../../http/ascii-json.js';
 import type { ReadingRecord } from '../../storage/repositories/readings.js';
 
 export type BodyFormat = 'json' | 'csv';
@@ -37,11 +38,12 @@ export function negotiateFormat(accept: string | undefined): BodyFormat {
 }
 
 const str = JSON.stringify;
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
-export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat): string {
+export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
   if (format === 'csv') {
-    return csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
-      readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue]));
+    return utf8(csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
+      readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue])));
   }
   // Names and types repeat from one reading to the next: each is quoted once per run of equal ones.
   let name = '';
@@ -51,27 +53,27 @@ export function readingsBody(readings: readonly ReadingRecord[], format: BodyFor
   let out = '{"readings":[';
   for (let i = 0; i < readings.length; i++) {
     const r = readings[i] as ReadingRecord;
-    if (r.attrName !== name) nameJson = str((name = r.attrName));
-    if (r.attrType !== type) typeJson = str((type = r.attrType));
+    if (r.attrName !== name) nameJson = asciiQuote((name = r.attrName));
+    if (r.attrType !== type) typeJson = asciiQuote((type = r.attrType));
     if (i > 0) out += ',';
-    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${nameJson},"attrType":${typeJson},"attrValue":${str(r.attrValue)}}`;
+    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${nameJson},"attrType":${typeJson},"attrValue":${asciiQuote(r.attrValue)}}`;
   }
-  return `${out}]}`;
+  return asciiBytes(`${out}]}`);
 }
 
-export function valuesBody(readings: readonly ReadingRecord[], format: BodyFormat): string {
-  if (format === 'csv') return csvDocument(['attrValue'], readings.map((r) => [r.attrValue]));
-  return str(readings.map((r) => r.attrValue));
+export function valuesBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
+  if (format === 'csv') return utf8(csvDocument(['attrValue'], readings.map((r) => [r.attrValue])));
+  return utf8(str(readings.map((r) => r.attrValue)));
 }
 
-export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): string {
+export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): Buffer {
   if (format === 'csv') {
-    return csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), String(b.value)]));
+    return utf8(csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), String(b.value)])));
   }
-  return str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: b.value })) });
+  return utf8(str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: b.value })) }));
 }
 
-export function attributesBody(names: readonly string[], format: BodyFormat): string {
-  if (format === 'csv') return csvDocument(['attribute'], names.map((n) => [n]));
-  return str({ attributes: names });
+export function attributesBody(names: readonly string[], format: BodyFormat): Buffer {
+  if (format === 'csv') return utf8(csvDocument(['attribute'], names.map((n) => [n])));
+  return utf8(str({ attributes: names }));
 }

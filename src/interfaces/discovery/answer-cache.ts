@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { onlineSince } from '../../domain/activity.js';
 import { seesExperimentAssets, visibleAssets } from '../../domain/visible-assets.js';
+import { ByteBoundedLru } from '../../http/byte-bounded-lru.js';
 import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import { TOTAL_HEADER } from './listing.js';
 
@@ -36,8 +37,7 @@ declare module 'fastify' {
  * million, a page of a long walk) costs no look at the store's version.
  */
 export class AnswerCache {
-  private answers = new Map<string, Answer>();
-  private bytes = 0;
+  private answers = new ByteBoundedLru<Answer>(MAX_BYTES, MAX_ANSWER_BYTES, (a) => a.body.length);
   private version: string | undefined;
   private seen = new Set<string>();
   private seenChars = 0;
@@ -59,35 +59,18 @@ export class AnswerCache {
     const version = await storeVersion(ctx.store);
     if (version !== this.version) {
       this.answers.clear();
-      this.bytes = 0;
       this.version = version;
     }
     return version;
   }
 
   get(key: string): Answer | undefined {
-    const answer = this.answers.get(key);
-    if (answer) {
-      // Least recently used first: a hit moves to the end.
-      this.answers.delete(key);
-      this.answers.set(key, answer);
-    }
-    return answer;
+    return this.answers.get(key);
   }
 
   /** Keeps an answer read at `version`, unless the store has moved on since. */
   set(key: string, version: string, answer: Answer): void {
-    if (version !== this.version || answer.body.length > MAX_ANSWER_BYTES) return;
-    const previous = this.answers.get(key);
-    if (previous) this.bytes -= previous.body.length;
-    this.answers.delete(key);
-    this.answers.set(key, answer);
-    this.bytes += answer.body.length;
-    for (const [oldKey, old] of this.answers) {
-      if (this.bytes <= MAX_BYTES) break;
-      this.answers.delete(oldKey);
-      this.bytes -= old.body.length;
-    }
+    if (version === this.version) this.answers.set(key, answer);
   }
 }
 

@@ -81,6 +81,16 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
   return rows as ReadingRecord[];
 }
 
+/**
+ * How many readings the filter selects, counted no further than `cap` (a
+ * result of cap + 1 means more). The count walks the history index alone.
+ */
+export async function countReadings(store: Store, filter: ReadingsFilter, cap: number): Promise<number> {
+  const matches = filtered(store, filter).select(sql<number>`1`.as('one')).limit(cap + 1);
+  const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** The largest LIMIT both stores accept: a subquery fence that limits nothing. */
 const NO_LIMIT = '9223372036854775807';
 

@@ -1,0 +1,56 @@
+import type { HistoryQuery } from '../../domain/history-query.js';
+import { ByteBoundedLru } from '../../http/byte-bounded-lru.js';
+import { countReadings, type ReadingsFilter } from '../../storage/repositories/readings.js';
+import type { Store } from '../../storage/store.js';
+
+/** Bytes of answers kept at most, and the largest answer worth keeping. */
+const MAX_BYTES = 48 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Aggregates read every reading of their range: a count of up to this many still costs less. */
+const AGGREGATE_COUNT_CAP = 50_000;
+
+interface Kept {
+  /** How many readings the range held when the answer was read. */
+  readings: number;
+  body: Buffer;
+}
+
+/**
+ * How many readings of the range may be counted to check a kept answer, or
+ * undefined when the answer is not kept: without a range (the newest readings
+ * move), or where counting the range would cost more than reading the page
+ * again (a long range, of which the page reads the start).
+ */
+export function countCap(query: HistoryQuery): number | undefined {
+  if (query.range === undefined) return undefined;
+  if (query.kind === 'aggregates') return AGGREGATE_COUNT_CAP;
+  const { selection } = query;
+  return 2 * (selection.kind === 'page' ? selection.offset + selection.limit : selection.count);
+}
+
+/**
+ * Rendered answers of time ranges, kept while their range holds the same
+ * readings. Readings are only ever added, never changed or removed: the
+ * readings of a range later on include those it held before, so if it holds
+ * as many, it holds the same ones. Counting them walks one index and reads no
+ * row, where answering reads and renders every one: dashboards that ask the
+ * same ranges again and again are answered at the cost of the count. The count
+ * is taken before the read: a reading added in between leaves the kept count
+ * too low, so the next request reads again, never the other way round. Correct
+ * whatever process writes, since the store itself is counted.
+ */
+export class HistoryAnswers {
+  private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => k.body.length);
+
+  async answer(store: Store, filter: ReadingsFilter, query: HistoryQuery, key: string, read: () => Promise<Buffer>): Promise<Buffer> {
+    const cap = countCap(query);
+    if (cap === undefined) return read();
+    const readings = await countReadings(store, filter, cap);
+    if (readings > cap) return read();
+    const kept = this.kept.get(key);
+    if (kept?.readings === readings) return kept.body;
+    const body = await read();
+    this.kept.set(key, { readings, body });
+    return body;
+  }
+}
