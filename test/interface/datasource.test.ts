@@ -371,7 +371,15 @@ describeEachStore('datasource interface', (platform) => {
     assert.equal(again.body, first.body);
     assert.equal(again.headers['content-length'], first.headers['content-length']);
     assert.deepEqual((await json(hourly)).aggregates.map((b: { count: number }) => b.count), [2]);
-    assert.equal((await csv()).body.trim().split('\n').length, 3);
+    // the same URL in each format, asked again: each keeps its own answer
+    for (let i = 0; i < 3; i++) {
+      const asCsv = await csv();
+      assert.match(String(asCsv.headers['content-type']), /^text\/csv/);
+      assert.equal(asCsv.body.trim().split('\n').length, 3);
+      const asJson = await get(readings);
+      assert.match(String(asJson.headers['content-type']), /^application\/json/);
+      assert.equal(asJson.body, first.body);
+    }
 
     // a reading inside the range: every form of the answer shows it
     await santander.update(id, temp('3.5'), t1 + 120_000);

@@ -5,7 +5,7 @@ import { describeEachStore } from '../helpers/platform.js';
 
 /**
  * Discovery keeps recent public answers until anything is committed
- * (src/interfaces/discovery/answer-cache.ts): asked again and again, a URL gets
+ * (src/http/answer-cache.ts): asked again and again, a URL gets
  * the same bytes and headers; after any write, never the answer from before it.
  */
 describeEachStore('discovery answers asked again', (platform) => {

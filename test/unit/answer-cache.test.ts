@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AnswerCache } from '../../src/interfaces/discovery/answer-cache.js';
+import { AnswerCache } from '../../src/http/answer-cache.js';
 
 describe('the discovery answer cache\'s doorkeeper', () => {
   it('admits a URL the second time it is asked, not the first', () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024);
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), false);
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), true);
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), true);
@@ -12,7 +12,7 @@ describe('the discovery answer cache\'s doorkeeper', () => {
   });
 
   it('remembers a bounded amount of URLs asked once, forgetting them all when full', () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024);
     const long = (n: number) => `0 /discovery/v0/assets/${String(n).padStart(8, '0')}${'x'.repeat(1024 * 1024)}`;
     for (let n = 0; n < 3; n++) assert.equal(cache.admits(long(n)), false);
     assert.equal(cache.admits(long(2)), true);

@@ -4,7 +4,7 @@ import { countReadings, type ReadingsFilter } from '../../storage/repositories/r
 import type { Store } from '../../storage/store.js';
 
 /** Bytes of answers kept at most, and the largest answer worth keeping. */
-const MAX_BYTES = 48 * 1024 * 1024;
+const MAX_BYTES = 32 * 1024 * 1024;
 const MAX_ANSWER_BYTES = 1024 * 1024;
 /** Aggregates read every reading of their range: a count of up to this many still costs less. */
 const AGGREGATE_COUNT_CAP = 50_000;
@@ -30,7 +30,8 @@ export function countCap(query: HistoryQuery): number | undefined {
 
 /**
  * Rendered answers of time ranges, kept while their range holds the same
- * readings. Readings are only ever added, never changed or removed: the
+ * readings: unlike the answers kept until anything is committed
+ * (http/answer-cache.ts), these outlive the writes of a live city. Readings are only ever added, never changed or removed: the
  * readings of a range later on include those it held before, so if it holds
  * as many, it holds the same ones. Counting them walks one index and reads no
  * row, where answering reads and renders every one: dashboards that ask the

@@ -5,6 +5,7 @@ import {
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
 import { notFound } from '../../domain/errors.js';
+import { registerAnswerCache } from '../../http/answer-cache.js';
 import { parseHistoryQuery, type RawQuery } from '../../domain/history-query.js';
 import { canSee } from '../../domain/visibility.js';
 import {
@@ -45,6 +46,11 @@ function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyRep
 /** The datasource interface (spec part D): the recorded history of assets, GET only, bearer optional. */
 export async function datasourceInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const answers = new HistoryAnswers();
+  registerAnswerCache(app, ctx, {
+    maxBytes: 32 * 1024 * 1024,
+    maxAnswerBytes: 1024 * 1024,
+    variant: (request) => negotiateFormat(request.headers.accept),
+  });
 
   app.get<{ Params: { assetId: string }; Querystring: RawQuery }>('/:assetId/readings', {
     schema: {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { registerAnswerCache } from './answer-cache.js';
+import { onlineSince } from '../../domain/activity.js';
+import { registerAnswerCache } from '../../http/answer-cache.js';
 import { assetRoutes } from './assets.js';
 import type { DiscoveryDeps } from './deps.js';
 import { geoRoutes } from './geo.js';
@@ -20,7 +21,14 @@ export async function discoveryInterface(app: FastifyInstance, ctx: AppContext):
     sites: new SiteCatalog(ctx.store, ctx.clock),
     links: new Links(`${ctx.config.publicUrl}${app.prefix}`),
   };
-  registerAnswerCache(app, ctx);
+  registerAnswerCache(app, ctx, {
+    maxBytes: 8 * 1024 * 1024,
+    maxAnswerBytes: 512 * 1024,
+    // Online counts move with time alone: answers are kept within one hour of the online window.
+    variant: () => String(onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)),
+    // Random samples differ each time.
+    bypass: (request) => (request.query as Record<string, unknown> | undefined)?.sample !== undefined,
+  });
   assetRoutes(app, deps);
   geoRoutes(app, deps);
   summaryRoutes(app, deps);

@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
+import { TOTAL_HEADER } from '../../http/answer-cache.js';
 import type { AssetListing } from '../../domain/asset-listing.js';
 import type { Store } from '../../storage/store.js';
 import {
   assetDetailsBySeq, countAssets, countedByCounters, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
 } from '../../storage/repositories/discovery-assets.js';
 
-export const TOTAL_HEADER = 'x-total-count';
+export { TOTAL_HEADER };
 
 /**
  * One page (or random sample) of what `criteria` select, and how many they

@@ -1,16 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { onlineSince } from '../../domain/activity.js';
-import { seesExperimentAssets, visibleAssets } from '../../domain/visible-assets.js';
-import { ByteBoundedLru } from '../../http/byte-bounded-lru.js';
-import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
-import { TOTAL_HEADER } from './listing.js';
+import type { AppContext } from '../context.js';
+import { seesExperimentAssets, visibleAssets } from '../domain/visible-assets.js';
+import { storeVersion } from '../storage/repositories/discovery-freshness.js';
+import { ByteBoundedLru } from './byte-bounded-lru.js';
 
-/** Bytes of answers kept at most, and the largest answer worth keeping. */
-const MAX_BYTES = 8 * 1024 * 1024;
-const MAX_ANSWER_BYTES = 512 * 1024;
 /** Characters of URLs remembered as asked once, at most. */
 const MAX_SEEN_CHARS = 4 * 1024 * 1024;
+/** The header of totals of listings (X-Total-Count), kept with the answer. */
+export const TOTAL_HEADER = 'x-total-count';
 
 interface Answer {
   body: Buffer;
@@ -18,29 +15,46 @@ interface Answer {
   total: string | undefined;
 }
 
+export interface AnswerCacheOptions {
+  /** Bytes of answers kept at most, and the largest answer worth keeping. */
+  maxBytes: number;
+  maxAnswerBytes: number;
+  /**
+   * What besides the URL tells answers apart: the format Accept chose, or a
+   * time window the answer depends on. The same string, the same answer.
+   */
+  variant?: (request: FastifyRequest) => string;
+  /** Requests never answered from the cache nor kept (e.g. random samples). */
+  bypass?: (request: FastifyRequest) => boolean;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request's answer may be kept: the key and the store version it was read at. */
-    discoveryAnswerKey?: { key: string; version: string };
+    keptAnswerKey?: { key: string; version: string };
   }
 }
 
 /**
- * Recent public answers of discovery, kept in memory until anything is
- * committed to the store: the same page, site list or asset asked again and
- * again (the observatory's first screen) is then answered without reading the
- * store again. Correct because the store says when anything was committed, by
- * any process (storeVersion); an answer read while the store moved is not
- * kept. Only answers everyone sees alike are kept:
- * callers who may see experiment assets, and random samples, always read.
- * Only a URL asked again is looked up or kept: one asked once (an asset among a
- * million, a page of a long walk) costs no look at the store's version.
+ * Recent public answers, kept in memory until anything is committed to the
+ * store: the same page, site list, asset or range of history asked again and
+ * again (the observatory's first screen, a dashboard) is then answered without
+ * reading the store again. Correct because the store says when anything was
+ * committed, by any process (storeVersion); an answer read while the store
+ * moved is not kept. Only answers everyone sees alike are kept: callers who
+ * may see experiment assets always read. Only a URL asked again is looked up
+ * or kept: one asked once (an asset among a million, a page of a long walk)
+ * costs no look at the store's version.
  */
 export class AnswerCache {
-  private answers = new ByteBoundedLru<Answer>(MAX_BYTES, MAX_ANSWER_BYTES, (a) => a.body.length);
+  private readonly answers: ByteBoundedLru<Answer>;
   private version: string | undefined;
   private seen = new Set<string>();
   private seenChars = 0;
+
+  constructor(maxBytes: number, maxAnswerBytes: number) {
+    this.answers = new ByteBoundedLru<Answer>(maxBytes, maxAnswerBytes, (a) => a.body.length);
+  }
 
   /** Whether the cache takes part in answering this key: it holds its answer, or the key was asked before. */
   admits(key: string): boolean {
@@ -74,26 +88,21 @@ export class AnswerCache {
   }
 }
 
-function cacheable(request: FastifyRequest): boolean {
-  if (request.method !== 'GET') return false;
-  if ((request.query as Record<string, unknown> | undefined)?.sample !== undefined) return false;
-  return !seesExperimentAssets(visibleAssets(request.caller));
-}
-
-/** Answers discovery GETs from the cache when it can, and keeps what it answers. */
-export function registerAnswerCache(app: FastifyInstance, ctx: AppContext): void {
-  const cache = new AnswerCache();
+/** Answers the GETs of an interface from the cache when it can, and keeps what it answers. */
+export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, options: AnswerCacheOptions): void {
+  const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes);
+  const cacheable = (request: FastifyRequest) => request.method === 'GET' && !options.bypass?.(request)
+    && !seesExperimentAssets(visibleAssets(request.caller));
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!cacheable(request)) return;
-    // Online counts move with time alone: answers are kept within one hour of the online window.
-    const key = `${onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)} ${request.url}`;
+    const key = `${options.variant?.(request) ?? ''} ${request.url}`;
     if (!cache.admits(key)) return;
     const version = await cache.sync(ctx);
     if (version === undefined) return;
     const answer = cache.get(key);
     if (!answer) {
-      request.discoveryAnswerKey = { key, version };
+      request.keptAnswerKey = { key, version };
       return;
     }
     reply.header('content-type', answer.contentType);
@@ -102,7 +111,7 @@ export function registerAnswerCache(app: FastifyInstance, ctx: AppContext): void
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const keep = request.discoveryAnswerKey;
+    const keep = request.keptAnswerKey;
     if (!keep || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
     const total = reply.getHeader(TOTAL_HEADER);
     cache.set(keep.key, keep.version, {
