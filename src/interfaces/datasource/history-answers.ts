@@ -43,10 +43,11 @@ export function countCap(query: HistoryQuery): number | undefined {
 export class HistoryAnswers {
   private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => k.body.length);
 
-  async answer(store: Store, filter: ReadingsFilter, query: HistoryQuery, key: string, read: () => Promise<Buffer>): Promise<Buffer> {
+  async answer(store: Store, filter: ReadingsFilter & { attrName: string }, query: HistoryQuery, key: string, read: () => Promise<Buffer>): Promise<Buffer> {
     const cap = countCap(query);
-    if (cap === undefined) return read();
-    const readings = await countReadings(store, filter, cap);
+    const { range } = filter;
+    if (cap === undefined || range === undefined) return read();
+    const readings = await countReadings(store, { ...filter, range }, cap);
     if (readings > cap) return read();
     const kept = this.kept.get(key);
     if (kept?.readings === readings) return kept.body;

@@ -8,6 +8,8 @@ import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
+import { PreparedQuery } from '../prepared-query.js';
+import { readPrepared } from '../prepared-read.js';
 import type { AssetTable, Database } from '../schema.js';
 import type { Store } from '../store.js';
 
@@ -333,12 +335,13 @@ export async function sampleAssets(store: Store, criteria: AssetCriteria, n: num
   return shuffle([...picked.values()], random);
 }
 
+const ASSET_DETAIL = new PreparedQuery<[id: string], SummaryRow & { attrs: string }>(1, (db, [id]) =>
+  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where('assets.id', '=', id).where('assets.deleted_at', 'is', null));
+
 /** A live asset by id, with its attributes (visibility is the caller's to judge). */
 export async function findAssetDetail(store: Store, id: string): Promise<AssetDetail | undefined> {
-  const row = await store.read.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs')
-    .where('assets.id', '=', id).where('assets.deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row && { ...toSummary(row as SummaryRow), attrs: (row as { attrs: string }).attrs };
+  const [row] = await readPrepared(store, ASSET_DETAIL, [id]);
+  return row && { ...toSummary(row), attrs: row.attrs };
 }
 
 export interface RecentReading {

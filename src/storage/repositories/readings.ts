@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
 import type { Selection, TimeRange } from '../../domain/history-query.js';
 import { numericReadingValue } from '../dialects/numeric-value.js';
+import { PreparedQuery } from '../prepared-query.js';
+import { readPrepared } from '../prepared-read.js';
 import type { Store } from '../store.js';
 
 /**
@@ -36,11 +38,11 @@ export interface ReadingsFilter {
   range: TimeRange | undefined;
 }
 
+const HISTORY_ASSET = new PreparedQuery<[id: string], HistoryAsset>(1, (db, [id]) =>
+  db.selectFrom('assets').select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment']).where('id', '=', id));
+
 export async function findHistoryAsset(store: Store, id: string): Promise<HistoryAsset | undefined> {
-  const row = await store.read.selectFrom('assets')
-    .select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await readPrepared(store, HISTORY_ASSET, [id]);
   return row && { ...row, seq: Number(row.seq) };
 }
 
@@ -50,10 +52,11 @@ export async function listRecordedAttributes(store: Store, assetSeq: number): Pr
   return rows.map((r) => r.name).sort();
 }
 
+const RECORDED_ATTRIBUTE = new PreparedQuery<[assetSeq: number, name: string], { name: string }>(2, (db, [assetSeq, name]) =>
+  db.selectFrom('asset_attributes').select('name').where('asset_seq', '=', assetSeq).where('name', '=', name));
+
 export async function isRecordedAttribute(store: Store, assetSeq: number, name: string): Promise<boolean> {
-  const row = await store.read.selectFrom('asset_attributes').select('name')
-    .where('asset_seq', '=', assetSeq).where('name', '=', name).executeTakeFirst();
-  return row !== undefined;
+  return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
 function filtered(store: Store, filter: ReadingsFilter) {
@@ -85,9 +88,16 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
  * How many readings the filter selects, counted no further than `cap` (a
  * result of cap + 1 means more). The count walks the history index alone.
  */
-export async function countReadings(store: Store, filter: ReadingsFilter, cap: number): Promise<number> {
-  const matches = filtered(store, filter).select(sql<number>`1`.as('one')).limit(cap + 1);
-  const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
+  (db, [assetSeq, name, from, to, limit]) => db.selectFrom(
+    db.selectFrom('readings').select(sql<number>`1`.as('one'))
+      .where('asset_seq', '=', assetSeq).where('attr_name', '=', name).where('recv_time', '>=', from).where('recv_time', '<=', to)
+      .limit(limit).as('m'),
+  ).select((eb) => eb.fn.countAll<number>().as('n')));
+
+export async function countReadings(store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number): Promise<number> {
+  const { assetSeq, attrName, range } = filter;
+  const [row] = await readPrepared(store, COUNT_RANGE, [assetSeq, attrName, range.from, range.to, cap + 1]);
   return Number(row?.n ?? 0);
 }
 
