@@ -51,8 +51,14 @@ export class AnswerCache {
   private version: string | undefined;
   private seen = new Set<string>();
   private seenChars = 0;
+  private nextLook: Promise<string | undefined> | undefined;
 
-  constructor(maxBytes: number, maxAnswerBytes: number) {
+  constructor(
+    maxBytes: number,
+    maxAnswerBytes: number,
+    /** The store's version now (storeVersion). */
+    private readonly readVersion: () => Promise<string | undefined>,
+  ) {
     this.answers = new ByteBoundedLru<Answer>(maxBytes, maxAnswerBytes, (a) => a.body.length);
   }
 
@@ -68,14 +74,24 @@ export class AnswerCache {
     return false;
   }
 
-  /** The store's current version, emptying the cache when it moved; undefined: nothing may be kept. */
-  async sync(ctx: AppContext): Promise<string | undefined> {
-    const version = await storeVersion(ctx.store);
-    if (version !== this.version) {
-      this.answers.clear();
-      this.version = version;
-    }
-    return version;
+  /**
+   * The store's current version, emptying the cache when it moved; undefined:
+   * nothing may be kept. Requests that arrive together share one look at the
+   * store, taken once the event loop has read them all: each look begins after
+   * every request it answers arrived, so none of them is answered from before
+   * a write it may have seen acknowledged.
+   */
+  sync(): Promise<string | undefined> {
+    this.nextLook ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      this.nextLook = undefined;
+      const version = await this.readVersion();
+      if (version !== this.version) {
+        this.answers.clear();
+        this.version = version;
+      }
+      return version;
+    });
+    return this.nextLook;
   }
 
   get(key: string): Answer | undefined {
@@ -90,7 +106,7 @@ export class AnswerCache {
 
 /** Answers the GETs of an interface from the cache when it can, and keeps what it answers. */
 export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, options: AnswerCacheOptions): void {
-  const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes);
+  const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes, () => storeVersion(ctx.store));
   const cacheable = (request: FastifyRequest) => request.method === 'GET' && !options.bypass?.(request)
     && !seesExperimentAssets(visibleAssets(request.caller));
 
@@ -98,7 +114,7 @@ export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, optio
     if (!cacheable(request)) return;
     const key = `${options.variant?.(request) ?? ''} ${request.url}`;
     if (!cache.admits(key)) return;
-    const version = await cache.sync(ctx);
+    const version = await cache.sync();
     if (version === undefined) return;
     const answer = cache.get(key);
     if (!answer) {

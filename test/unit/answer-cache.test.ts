@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnswerCache } from '../../src/http/answer-cache.js';
 
-describe('the discovery answer cache\'s doorkeeper', () => {
+describe('answers kept until the store moves', () => {
   it('admits a URL the second time it is asked, not the first', () => {
-    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024);
+    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024, async () => '1');
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), false);
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), true);
     assert.equal(cache.admits('0 /discovery/v0/assets?per=30'), true);
@@ -12,7 +12,7 @@ describe('the discovery answer cache\'s doorkeeper', () => {
   });
 
   it('remembers a bounded amount of URLs asked once, forgetting them all when full', () => {
-    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024);
+    const cache = new AnswerCache(8 * 1024 * 1024, 512 * 1024, async () => '1');
     const long = (n: number) => `0 /discovery/v0/assets/${String(n).padStart(8, '0')}${'x'.repeat(1024 * 1024)}`;
     for (let n = 0; n < 3; n++) assert.equal(cache.admits(long(n)), false);
     assert.equal(cache.admits(long(2)), true);
@@ -20,5 +20,33 @@ describe('the discovery answer cache\'s doorkeeper', () => {
     assert.equal(cache.admits(long(3)), false);
     assert.equal(cache.admits(long(3)), true);
     assert.equal(cache.admits(long(0)), false);
+  });
+
+  it('looks at the store once for the requests that arrive together, and afresh for those that come after the look began', async () => {
+    let looks = 0;
+    let version = 'v1';
+    const cache = new AnswerCache(1024, 1024, async () => {
+      looks++;
+      return version;
+    });
+    const together = await Promise.all([cache.sync(), cache.sync(), cache.sync()]);
+    assert.deepEqual(together, ['v1', 'v1', 'v1']);
+    assert.equal(looks, 1);
+    version = 'v2';
+    assert.equal(await cache.sync(), 'v2');
+    assert.equal(looks, 2);
+  });
+
+  it('empties itself when the store moved, and keeps nothing read at an older version', async () => {
+    let version = 'v1';
+    const cache = new AnswerCache(1024, 1024, async () => version);
+    const answer = { body: Buffer.from('{}'), contentType: 'application/json', total: undefined };
+    cache.set('k', (await cache.sync()) as string, answer);
+    assert.equal(cache.get('k'), answer);
+    version = 'v2';
+    await cache.sync();
+    assert.equal(cache.get('k'), undefined);
+    cache.set('k', 'v1', answer);
+    assert.equal(cache.get('k'), undefined);
   });
 });
