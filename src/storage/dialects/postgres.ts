@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+import { PreparingPool } from './postgres-statements.js';
 
 // BIGINT columns hold epoch milliseconds and counters: safe as JS numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -28,7 +29,7 @@ export function openPostgres(url: string, poolSize = 10): PostgresHandles {
   // (and is answered 503), the pool discards it, and the next query reconnects.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }) });
   return { write: db, read: db, adapter: postgresAdapter, pool };
 }
 

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+
+/** Uses of a statement's text before it is prepared, and texts prepared at most (per process). */
+const HOT_AFTER = 3;
+const MAX_PREPARED = 256;
+/** Texts counted while not yet hot, at most. */
+const MAX_COUNTED = 10_000;
+
+/**
+ * The pool Kysely queries PostgreSQL through, preparing the statements that
+ * run again and again: pg sends an unnamed statement to be parsed and planned
+ * on every run, which for the one-row lookups of most requests costs the
+ * server more than running them. A statement with parameters that has run a
+ * few times gets a name derived from its text, and each connection parses it
+ * once. Statements without parameters (BEGIN, COMMIT, migrations, which may
+ * hold several commands) are left as they are, and the number of prepared
+ * texts is bounded, since each costs memory on every connection.
+ */
+export class PreparingPool implements PostgresPool {
+  private readonly uses = new Map<string, number>();
+  private readonly names = new Map<string, string>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.pool.connect();
+    const query = (statement: unknown, parameters?: ReadonlyArray<unknown>) => (typeof statement === 'string'
+      ? client.query(this.config(statement, parameters ?? []))
+      : client.query(statement as pg.Submittable));
+    return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+
+  private config(text: string, parameters: ReadonlyArray<unknown>): pg.QueryConfig {
+    const values = [...parameters];
+    const name = values.length > 0 ? this.nameOf(text) : undefined;
+    return name === undefined ? { text, values } : { name, text, values };
+  }
+
+  private nameOf(text: string): string | undefined {
+    const known = this.names.get(text);
+    if (known !== undefined || this.names.size >= MAX_PREPARED) return known;
+    const uses = (this.uses.get(text) ?? 0) + 1;
+    if (uses < HOT_AFTER) {
+      if (this.uses.size >= MAX_COUNTED) this.uses.clear();
+      this.uses.set(text, uses);
+      return undefined;
+    }
+    this.uses.delete(text);
+    const name = `oc_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    this.names.set(text, name);
+    return name;
+  }
+}

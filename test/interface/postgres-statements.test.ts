@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { Store } from '../../src/storage/store.js';
+import { createTestStore, STORES } from '../helpers/stores.js';
+
+/**
+ * PostgreSQL runs the statements Kysely sends again and again as prepared
+ * statements (src/storage/dialects/postgres-statements.ts): the same answers,
+ * each text parsed once per connection.
+ */
+describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres') }, () => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+
+  before(async () => {
+    ({ store, dispose } = await createTestStore('postgres'));
+  });
+  after(() => dispose());
+
+  /** Names of the statements prepared on the connection a query runs on, with its answer. */
+  const onOneConnection = <T>(work: (db: Store['read']) => Promise<T>) =>
+    store.read.connection().execute(async (db) => {
+      const value = await work(db);
+      const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db);
+      return { value, prepared: prepared.rows };
+    });
+
+  it('prepares a statement with parameters once it has run a few times, with the same answers', async () => {
+    const text = 'opencity-prepared-check';
+    const { value, prepared } = await onOneConnection(async (db) => {
+      const answers: string[] = [];
+      for (let i = 0; i < 5; i++) answers.push((await sql<{ v: string }>`select ${text}::text || ${String(i)}::text as v`.execute(db)).rows[0]!.v);
+      return answers;
+    });
+    assert.deepEqual(value, [0, 1, 2, 3, 4].map((i) => `${text}${i}`));
+    assert.ok(prepared.some((p) => p.name.startsWith('oc_') && p.statement.includes('::text ||')), JSON.stringify(prepared));
+  });
+
+  it('leaves statements without parameters unprepared, so that one text may hold several commands', async () => {
+    const { value, prepared } = await onOneConnection(async (db) => {
+      for (let i = 0; i < 5; i++) await sql`create temporary table if not exists prepared_check (n int); insert into prepared_check values (1)`.execute(db);
+      return (await sql<{ n: number }>`select count(*)::int as n from prepared_check`.execute(db)).rows[0]!.n;
+    });
+    assert.equal(value, 5);
+    assert.ok(!prepared.some((p) => p.statement.includes('prepared_check')));
+  });
+
+  it('keeps answering after a failed statement, in and out of transactions', async () => {
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(sql`select 1 / ${0}::int as v`.execute(store.read), /division by zero/);
+      await assert.rejects(store.read.transaction().execute(async (trx) => {
+        await sql`select 1 / ${0}::int as v`.execute(trx);
+      }), /division by zero/);
+      assert.equal((await sql<{ v: number }>`select ${i}::int + 1 as v`.execute(store.read)).rows[0]!.v, i + 1);
+    }
+  });
+});
