@@ -4,8 +4,8 @@ import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import {
-  createAssetRecord, deleteAssetRecord, findLiveAsset, registerAssetType, updateAssetRecords,
-  type AssetChange, type NewAsset, type ReadingInput, type StoredAsset,
+  createAssetRecords, deleteAssetRecord, findLiveAsset, updateAssetRecords,
+  type AssetChange, type CreateInput, type ReadingInput, type StoredAsset,
 } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
@@ -41,32 +41,21 @@ export async function requireSite(ctx: AppContext, siteId: string): Promise<Site
   return site;
 }
 
-interface CreateItem {
-  asset: NewAsset;
-  defaultQuota: number;
-  /** The type is not yet known to be in asset_types. */
-  registerType: boolean;
-}
-
-const creates = new WeakMap<Store, WriteGroups<CreateItem, void>>();
+const creates = new WeakMap<Store, WriteGroups<CreateInput, void>>();
 const updates = new WeakMap<Store, WriteGroups<AssetChange, void>>();
 
 /** Creates of one write job: each refused one (exists, quota) has written nothing. */
-function createsOf(store: Store): WriteGroups<CreateItem, void> {
+function createsOf(store: Store): WriteGroups<CreateInput, void> {
   let groups = creates.get(store);
   if (!groups) {
     groups = new WriteGroups(store, async (trx, items) => {
-      const outcomes: Array<ItemOutcome<void>> = [];
-      for (const { asset, defaultQuota, registerType } of items) {
-        const outcome = await createAssetRecord(trx, store.adapter, asset, defaultQuota);
-        if (outcome.kind === 'created') {
-          if (registerType) await registerAssetType(trx, store.adapter, asset.type);
-          outcomes.push({ ok: true, value: undefined });
-        } else if (outcome.kind === 'exists') outcomes.push({ ok: false, error: new AppError('ASSET_EXISTS') });
-        else if (outcome.kind === 'quota-reached') outcomes.push({ ok: false, error: new AppError('SITE_QUOTA_REACHED') });
-        else outcomes.push({ ok: false, error: badRequest(`ClientID wrong: no site ${asset.urn.site} is registered on this platform`) });
-      }
-      return outcomes;
+      const outcomes = await createAssetRecords(trx, store.adapter, items);
+      return outcomes.map((outcome, i): ItemOutcome<void> => {
+        if (outcome.kind === 'created') return { ok: true, value: undefined };
+        if (outcome.kind === 'exists') return { ok: false, error: new AppError('ASSET_EXISTS') };
+        if (outcome.kind === 'quota-reached') return { ok: false, error: new AppError('SITE_QUOTA_REACHED') };
+        return { ok: false, error: badRequest(`ClientID wrong: no site ${(items[i] as CreateInput).asset.urn.site} is registered on this platform`) };
+      });
     });
     creates.set(store, groups);
   }

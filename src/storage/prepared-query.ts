@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, DatabaseConnection, QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type DatabaseConnection, type QueryResult } from 'kysely';
 import type { Executor } from './dialects/adapter.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -66,5 +66,19 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
     const { base, slots } = this.template(session.db, session.dialect, variant);
     const parameters = slots.map((slot) => ('param' in slot ? params[slot.param] : slot.constant));
     return session.conn.executeQuery<Row>({ ...base, parameters } as CompiledQuery<Row>);
+  }
+}
+
+/**
+ * A statement of one dialect whose text never changes with the number of rows
+ * (PostgreSQL takes whole arrays as parameters and unnests them): it is
+ * written as SQL text once, and runs a batch of any size in one round trip
+ * where a builder query would need one shape, and one compilation, per size.
+ */
+export class RawStatement<Row> {
+  constructor(private readonly text: string) {}
+
+  run(session: Session, parameters: readonly unknown[]): Promise<QueryResult<Row>> {
+    return session.conn.executeQuery<Row>(CompiledQuery.raw(this.text, [...parameters]) as CompiledQuery<Row>);
   }
 }

@@ -1,16 +1,11 @@
-import type { Transaction } from 'kysely';
 import { counterSegment } from '../../domain/activity.js';
-import type { NgsiAttribute } from '../../domain/asset-body.js';
-import type { DialectAdapter } from '../dialects/adapter.js';
-import { inSession, PreparedQuery, type Session } from '../prepared-query.js';
-import type { Database } from '../schema.js';
+import { PreparedQuery, type Session } from '../prepared-query.js';
 
 /**
  * What every asset write keeps in step beside the asset's own row: its
  * readings (history), the catalogue of its attributes and of asset types, the
  * live-asset counters and the hourly activity buckets discovery reads.
  */
-type Trx = Transaction<Database>;
 
 /** One reading per attribute of the request. */
 export interface ReadingInput {
@@ -64,10 +59,6 @@ export async function addReadingRows(session: Session, rows: ReadingRow[]): Prom
   }
 }
 
-export async function addReadings(session: Session, seq: number, receivedAt: number, readings: ReadingInput[]): Promise<void> {
-  await addReadingRows(session, readings.map((r) => ({ seq, recvTime: receivedAt, name: r.name, type: r.type, value: r.value })));
-}
-
 const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, (db, p, _dialect, rows) =>
   db.insertInto('asset_attributes')
     .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[3 * i], name: p[3 * i + 1], type: p[3 * i + 2] })))
@@ -85,32 +76,29 @@ export async function recordAttributeRows(session: Session, rows: Array<{ seq: n
   }
 }
 
-export async function recordAttributeTypes(session: Session, seq: number, attributes: Array<[string, NgsiAttribute]>): Promise<void> {
-  await recordAttributeRows(session, attributes.map(([name, a]) => ({ seq, name, type: a.type })));
-}
-
 type CounterParams = [site: string, service: string, provider: string, type: string];
 const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
 
-const INCREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
-  db.insertInto('asset_counts').values({ site, service, provider, type, assets: 1 })
-    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', 1) }))));
+const INCREMENT_COUNT = new PreparedQuery<[...CounterParams, by: number], never>(5, (db, [site, service, provider, type, by]) =>
+  db.insertInto('asset_counts').values({ site, service, provider, type, assets: by })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', eb.ref('excluded.assets')) }))));
 const DECREMENT_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
   db.updateTable('asset_counts').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type })));
 const DROP_EMPTY_COUNT = new PreparedQuery<CounterParams, never>(4, (db, [site, service, provider, type]) =>
   db.deleteFrom('asset_counts').where((eb) => eb.and({ site, service, provider, type })).where('assets', '<=', 0));
 
 type ActivityParams = [...CounterParams, hour: number];
-const INCREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
-  db.insertInto('asset_activity').values({ site, service, provider, type, hour, assets: 1 })
-    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) }))));
-const DECREMENT_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
-  db.updateTable('asset_activity').set((eb) => ({ assets: eb('assets', '-', 1) })).where((eb) => eb.and({ site, service, provider, type, hour })));
+const INCREMENT_ACTIVITY = new PreparedQuery<[...ActivityParams, by: number], never>(6, (db, [site, service, provider, type, hour, by]) =>
+  db.insertInto('asset_activity').values({ site, service, provider, type, hour, assets: by })
+    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', eb.ref('excluded.assets')) }))));
+const DECREMENT_ACTIVITY = new PreparedQuery<[...ActivityParams, by: number], never>(6, (db, [site, service, provider, type, hour, by]) =>
+  db.updateTable('asset_activity').set((eb) => ({ assets: eb('assets', '-', by) })).where((eb) => eb.and({ site, service, provider, type, hour })));
 const DROP_EMPTY_ACTIVITY = new PreparedQuery<ActivityParams, never>(5, (db, [site, service, provider, type, hour]) =>
   db.deleteFrom('asset_activity').where((eb) => eb.and({ site, service, provider, type, hour })).where('assets', '<=', 0));
 
-export async function incrementCount(session: Session, key: CounterKey): Promise<void> {
-  await INCREMENT_COUNT.run(session, counterParams(key));
+/** `by`: the writes of one batch under one key (and hour) count in one statement. */
+export async function incrementCount(session: Session, key: CounterKey, by = 1): Promise<void> {
+  await INCREMENT_COUNT.run(session, [...counterParams(key), by]);
 }
 
 export async function decrementCount(session: Session, key: CounterKey): Promise<void> {
@@ -118,12 +106,12 @@ export async function decrementCount(session: Session, key: CounterKey): Promise
   await DROP_EMPTY_COUNT.run(session, counterParams(key));
 }
 
-export async function incrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
-  await INCREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+export async function incrementActivity(session: Session, key: CounterKey, hour: number, by = 1): Promise<void> {
+  await INCREMENT_ACTIVITY.run(session, [...counterParams(key), hour, by]);
 }
 
-export async function decrementActivity(session: Session, key: CounterKey, hour: number): Promise<void> {
-  await DECREMENT_ACTIVITY.run(session, [...counterParams(key), hour]);
+export async function decrementActivity(session: Session, key: CounterKey, hour: number, by = 1): Promise<void> {
+  await DECREMENT_ACTIVITY.run(session, [...counterParams(key), hour, by]);
   await DROP_EMPTY_ACTIVITY.run(session, [...counterParams(key), hour]);
 }
 
@@ -131,6 +119,7 @@ const REGISTER_TYPE = new PreparedQuery<[type: string], never>(1, (db, [type]) =
   db.insertInto('asset_types').values({ id: type, description: '' }).onConflict((oc) => oc.column('id').doNothing()));
 
 /** Registers a type discovery has not seen yet (empty description until the dictionary fills it). */
-export async function registerAssetType(trx: Trx, adapter: DialectAdapter, type: string): Promise<void> {
-  await inSession(trx, adapter.name, (session) => REGISTER_TYPE.run(session, [type]));
+export async function registerType(session: Session, type: string): Promise<void> {
+  await REGISTER_TYPE.run(session, [type]);
 }
+

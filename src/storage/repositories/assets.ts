@@ -4,10 +4,10 @@ import { mergeAttributes, type NgsiAttribute, type NgsiAttributes } from '../../
 import type { Position } from '../../domain/position.js';
 import type { AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter } from '../dialects/adapter.js';
-import { inSession, PreparedQuery, type Session } from '../prepared-query.js';
+import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
-  addReadingRows, addReadings, CHUNK, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
-  recordAttributeRows, recordAttributeTypes, type CounterKey, type ReadingInput, type ReadingRow,
+  addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
+  recordAttributeRows, registerType, type CounterKey, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -20,7 +20,7 @@ import type { Store } from '../store.js';
  */
 type Trx = Transaction<Database>;
 
-export { registerAssetType, type ReadingInput } from './asset-derived.js';
+export { type ReadingInput } from './asset-derived.js';
 
 export interface NewAsset {
   id: string;
@@ -53,11 +53,12 @@ export interface AssetChange {
 }
 
 /**
- * The site row with its count of live assets. On PostgreSQL the row is locked
- * until the transaction ends (several processes may create for one site at
- * once), and the count is read by a second statement once the lock is held:
- * a statement sees what was committed when it began, so counting in the
- * locking statement would miss the creates of the transaction it waited for.
+ * The site row with its count of live assets, read once per site and batch:
+ * the creates of the batch then count themselves. On PostgreSQL the rows are
+ * locked until the transaction ends (several processes may create for one
+ * site at once), and the counts are read by a second statement once the locks
+ * are held: a statement sees what was committed when it began, so counting in
+ * the locking statement would miss the creates of a transaction it waited for.
  * SQLite's write lock already serializes writers: one statement does.
  */
 type SiteRow = { quota: number | null; latitude: number; longitude: number; assets?: number | string | null };
@@ -70,19 +71,6 @@ const SITE_WITH_COUNT = new PreparedQuery<[site: string], SiteRow>(1, (db, [site
         .select((c) => c.fn.coalesce(c.fn.sum<number>('asset_counts.assets'), c.lit(0)).as('n')).as('assets'),
     ])
     .where('id', '=', site));
-
-const LOCK_SITE = new PreparedQuery<[site: string], SiteRow>(1, (db, [site]) =>
-  db.selectFrom('sites').select(['quota', 'latitude', 'longitude']).where('id', '=', site).forUpdate());
-
-const COUNT_SITE = new PreparedQuery<[site: string], { assets: number | string | null }>(1, (db, [site]) =>
-  db.selectFrom('asset_counts').where('site', '=', site).select((c) => c.fn.coalesce(c.fn.sum<number>('assets'), c.lit(0)).as('assets')));
-
-async function siteForCreate(session: Session, site: string): Promise<SiteRow | undefined> {
-  if (session.dialect === 'sqlite') return (await SITE_WITH_COUNT.run(session, [site])).rows[0];
-  const row = (await LOCK_SITE.run(session, [site])).rows[0];
-  if (!row) return undefined;
-  return { ...row, assets: (await COUNT_SITE.run(session, [site])).rows[0]?.assets ?? 0 };
-}
 
 /** Inserts the asset, or revives a deleted row with that id; no row back when a live asset has it. */
 const UPSERT_ASSET = new PreparedQuery<[
@@ -99,68 +87,245 @@ const UPSERT_ASSET = new PreparedQuery<[
 });
 
 /*
- * PostgreSQL answers each statement over the network: on its hot paths several
- * writes go in one statement (data-modifying CTEs), which SQLite, in process
- * and without such CTEs, does not need.
+ * PostgreSQL answers each statement over the network, so its batches take
+ * arrays and unnest them: a statement per batch, whatever its size, instead of
+ * several per asset. SQLite, in process, runs prepared statements per asset.
  */
 
-/** After a create: readings, attribute catalogue, live-asset count and activity bucket at once. */
-const CREATE_TAIL = new PreparedQuery<unknown[], never>((rows) => 7 + 3 * rows, (db, p, _dialect, rows) => {
-  const [seq, receivedAt, site, service, provider, type, hour] = p;
-  const at = (i: number, k: number) => p[7 + 3 * i + k];
-  return db
-    .with('readings_added', (q) => q.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-      asset_seq: seq, attr_name: at(i, 0), recv_time: receivedAt, attr_type: at(i, 1), attr_value: at(i, 2),
-    }))).returning('seq'))
-    .with('attributes_added', (q) => q.insertInto('asset_attributes')
-      .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: seq, name: at(i, 0), type: at(i, 1) })))
-      .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') })))
-      .returning('asset_seq'))
-    .with('counted', (q) => q.insertInto('asset_counts').values({ site, service, provider, type, assets: 1 })
-      .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', 1) })))
-      .returning('assets'))
-    .insertInto('asset_activity').values({ site, service, provider, type, hour, assets: 1 })
-    .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type', 'hour']).doUpdateSet((eb) => ({ assets: eb('asset_activity.assets', '+', 1) })));
-});
+/** Sorted, so that two processes creating for the same sites lock them in the same order. */
+const LOCK_SITES = new RawStatement<{ id: string; quota: number | null; latitude: number; longitude: number }>(
+  'select id, quota, latitude, longitude from sites where id = any($1::text[]) order by id for update');
 
-const CHUNKABLE = (n: number) => n > 0 && n <= CHUNK;
+/** Once the sites are locked: their live-asset counts, and which of the ids are live assets. */
+const COUNTS_AND_LIVE = new RawStatement<{ kind: 'count' | 'live'; key: string; n: number | string }>(
+  `select 'count' as kind, site as key, coalesce(sum(assets), 0) as n from asset_counts where site = any($1::text[]) group by site
+   union all
+   select 'live', id, 0 from assets where id = any($2::text[]) and deleted_at is null`);
 
 /**
- * Creates the asset, or revives a deleted one with that id (fresh attributes,
- * same seq, so its history stays attached). The quota counts live assets.
+ * The creates of a batch at once: the assets (a deleted row with the id is
+ * revived, keeping its seq), their position in the geo index, their readings
+ * (in request order), attribute catalogue, live-asset counts, activity
+ * buckets and new types. Every derived row joins the assets the statement
+ * actually wrote, so an asset that turned out to exist writes nothing.
  */
-export async function createAssetRecord(trx: Trx, adapter: DialectAdapter, input: NewAsset, defaultQuota: number): Promise<CreateOutcome> {
-  const created = await inSession(trx, adapter.name, async (session): Promise<CreateOutcome & { position?: Position }> => {
-    const site = await siteForCreate(session, input.urn.site);
-    if (!site) return { kind: 'no-site' };
-    const quota = site.quota ?? defaultQuota;
-    if (Number(site.assets ?? 0) >= quota) return { kind: 'quota-reached', quota };
+const CREATE_BATCH = new RawStatement<{ id: string; seq: number | string }>(`
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                       $11::float8[], $12::float8[], $13::int8[], $14::int8[], $15::int8[], $16::text[], $17::text[], $18::bool[])
+    as t(id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+         latitude, longitude, recorded_at, received_at, hour, counted_service, counted_provider, register)
+),
+inserted as (
+  insert into assets as a (id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+                           latitude, longitude, recorded_at, last_reading_at, created_at, deleted_at, geog)
+  select id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+         latitude, longitude, recorded_at, received_at, received_at, null, ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography
+  from input
+  on conflict (id) do update set type = excluded.type, site = excluded.site, service = excluded.service, provider = excluded.provider,
+    grp = excluded.grp, name = excluded.name, experimenter = excluded.experimenter, experiment = excluded.experiment, attrs = excluded.attrs,
+    latitude = excluded.latitude, longitude = excluded.longitude, recorded_at = excluded.recorded_at, last_reading_at = excluded.last_reading_at,
+    created_at = excluded.created_at, deleted_at = null, geog = excluded.geog
+  where a.deleted_at is not null
+  returning a.id, a.seq
+),
+readings_added as (
+  insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value)
+  select i.seq, r.name, t.received_at, r.type, r.value
+  from unnest($19::text[], $20::text[], $21::text[], $22::text[]) with ordinality as r(id, name, type, value, ord)
+  join inserted i on i.id = r.id join input t on t.id = r.id
+  order by r.ord
+),
+attributes_added as (
+  insert into asset_attributes (asset_seq, name, type)
+  select i.seq, r.name, r.type from unnest($23::text[], $24::text[], $25::text[]) as r(id, name, type) join inserted i on i.id = r.id
+  on conflict (asset_seq, name) do update set type = excluded.type
+),
+counted as (
+  insert into asset_counts (site, service, provider, type, assets)
+  select t.site, t.counted_service, t.counted_provider, t.type, count(*) from input t join inserted i on i.id = t.id group by 1, 2, 3, 4
+  on conflict (site, service, provider, type) do update set assets = asset_counts.assets + excluded.assets
+),
+active as (
+  insert into asset_activity (site, service, provider, type, hour, assets)
+  select t.site, t.counted_service, t.counted_provider, t.type, t.hour, count(*) from input t join inserted i on i.id = t.id group by 1, 2, 3, 4, 5
+  on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
+),
+typed as (
+  insert into asset_types (id, description)
+  select distinct t.type, '' from input t join inserted i on i.id = t.id where t.register
+  on conflict (id) do nothing
+)
+select id, seq from inserted`);
 
-    const position = input.position ?? { latitude: site.latitude, longitude: site.longitude };
-    const { urn } = input;
-    const row = (await UPSERT_ASSET.run(session, [
-      input.id, input.type, urn.site, urn.service, urn.provider, urn.group, urn.name, urn.experimenter, urn.experiment,
-      JSON.stringify(input.attributes), position.latitude, position.longitude, input.recordedAt, input.receivedAt,
-    ])).rows[0];
-    if (!row) return { kind: 'exists' };
-    const seq = Number(row.seq);
+export interface CreateInput {
+  asset: NewAsset;
+  /** The type may be missing from asset_types: register it if the asset is created. */
+  registerType: boolean;
+  /** The quota of a site that has none of its own. */
+  defaultQuota: number;
+}
 
-    const key = counterKey({ ...urn, type: input.type });
-    const hour = activityHour(input.receivedAt);
-    if (session.dialect === 'postgres' && CHUNKABLE(input.readings.length)) {
-      await CREATE_TAIL.run(session, [seq, input.receivedAt, key.site, key.service, key.provider, key.type, hour,
-        ...input.readings.flatMap((r) => [r.name, r.type, r.value])], input.readings.length);
-    } else {
-      await addReadings(session, seq, input.receivedAt, input.readings);
-      await recordAttributeTypes(session, seq, Object.entries(input.attributes));
-      await incrementCount(session, key);
-      await incrementActivity(session, key, hour);
+interface SiteState {
+  /** Its own quota; null: the default. */
+  quota: number | null;
+  latitude: number;
+  longitude: number;
+  /** Live assets, the creates of this batch so far included. */
+  assets: number;
+}
+
+interface Created {
+  input: CreateInput;
+  seq: number;
+  position: Position;
+}
+
+/** The site's centre when the request gave no position. */
+const positionOf = (asset: NewAsset, site: SiteState): Position => asset.position ?? { latitude: site.latitude, longitude: site.longitude };
+
+/**
+ * Creates assets, or revives deleted ones with their ids (fresh attributes,
+ * same seq, so their history stays attached), deciding each in order as if
+ * they ran one after another: the quota counts live assets, those created
+ * earlier in the batch included, and a refused create writes nothing.
+ */
+export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: CreateInput[]): Promise<CreateOutcome[]> {
+  const { outcomes, created } = await inSession(trx, adapter.name, (session) =>
+    (session.dialect === 'postgres' ? createOnPostgres(session, inputs) : createOnSqlite(session, inputs)));
+  // PostgreSQL's geo index (a column of the row) is written by CREATE_BATCH itself; SQLite's is an R*Tree of its own.
+  if (adapter.name === 'sqlite') {
+    for (const c of created) await adapter.indexPosition(trx, c.seq, c.position.longitude, c.position.latitude);
+  }
+  return outcomes;
+}
+
+async function createOnSqlite(session: Session, inputs: CreateInput[]): Promise<{ outcomes: CreateOutcome[]; created: Created[] }> {
+  const sites = new Map<string, SiteState | null>();
+  const outcomes: CreateOutcome[] = [];
+  const created: Created[] = [];
+  for (const input of inputs) {
+    const { asset } = input;
+    const { urn } = asset;
+    let site = sites.get(urn.site);
+    if (site === undefined) {
+      const row = (await SITE_WITH_COUNT.run(session, [urn.site])).rows[0];
+      site = row ? { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: Number(row.assets ?? 0) } : null;
+      sites.set(urn.site, site);
     }
-    return { kind: 'created', seq, position };
-  });
-  if (created.kind !== 'created' || !created.position) return created;
-  await adapter.indexPosition(trx, created.seq, created.position.longitude, created.position.latitude);
-  return { kind: 'created', seq: created.seq };
+    if (!site) {
+      outcomes.push({ kind: 'no-site' });
+      continue;
+    }
+    const quota = site.quota ?? input.defaultQuota;
+    if (site.assets >= quota) {
+      outcomes.push({ kind: 'quota-reached', quota });
+      continue;
+    }
+    const position = positionOf(asset, site);
+    const row = (await UPSERT_ASSET.run(session, [
+      asset.id, asset.type, urn.site, urn.service, urn.provider, urn.group, urn.name, urn.experimenter, urn.experiment,
+      JSON.stringify(asset.attributes), position.latitude, position.longitude, asset.recordedAt, asset.receivedAt,
+    ])).rows[0];
+    if (!row) {
+      outcomes.push({ kind: 'exists' });
+      continue;
+    }
+    const seq = Number(row.seq);
+    site.assets += 1;
+    created.push({ input, seq, position });
+    outcomes.push({ kind: 'created', seq });
+  }
+  if (created.length === 0) return { outcomes, created };
+
+  // What the creates keep beside their rows, in few statements for the whole batch.
+  await addReadingRows(session, created.flatMap(({ input: { asset }, seq }) =>
+    asset.readings.map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
+  await recordAttributeRows(session, created.flatMap(({ input: { asset }, seq }) =>
+    Object.keys(asset.attributes).map((name) => ({ seq, name, type: (asset.attributes[name] as NgsiAttribute).type }))));
+  const counts = new Map<string, { key: CounterKey; n: number }>();
+  const activity = new Map<string, { key: CounterKey; hour: number; n: number }>();
+  const types = new Set<string>();
+  for (const { input: { asset, registerType } } of created) {
+    const key = counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type });
+    const hour = activityHour(asset.receivedAt);
+    const k = `${key.site}\u0000${key.service}\u0000${key.provider}\u0000${key.type}`;
+    const count = counts.get(k);
+    if (count) count.n += 1;
+    else counts.set(k, { key, n: 1 });
+    const bucket = activity.get(`${k}\u0000${hour}`);
+    if (bucket) bucket.n += 1;
+    else activity.set(`${k}\u0000${hour}`, { key, hour, n: 1 });
+    if (registerType) types.add(asset.type);
+  }
+  for (const { key, n } of counts.values()) await incrementCount(session, key, n);
+  for (const { key, hour, n } of activity.values()) await incrementActivity(session, key, hour, n);
+  for (const type of types) await registerType(session, type);
+  return { outcomes, created };
+}
+
+async function createOnPostgres(session: Session, inputs: CreateInput[]): Promise<{ outcomes: CreateOutcome[]; created: Created[] }> {
+  const siteIds = [...new Set(inputs.map((i) => i.asset.urn.site))].sort();
+  const sites = new Map<string, SiteState>();
+  for (const row of (await LOCK_SITES.run(session, [siteIds])).rows) {
+    sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
+  }
+  const live = new Set<string>();
+  if (sites.size > 0) {
+    const state = await COUNTS_AND_LIVE.run(session, [[...sites.keys()], [...new Set(inputs.map((i) => i.asset.id))]]);
+    for (const row of state.rows) {
+      if (row.kind === 'live') live.add(row.key);
+      else (sites.get(row.key) as SiteState).assets = Number(row.n);
+    }
+  }
+
+  // Decided in order, as SQLite decides them: an id live before the batch, or
+  // created earlier in it, exists; otherwise the site's quota decides.
+  const outcomes: Array<CreateOutcome | undefined> = [];
+  const chosen: Array<{ index: number; input: CreateInput; position: Position }> = [];
+  for (const [index, input] of inputs.entries()) {
+    const { asset } = input;
+    const site = sites.get(asset.urn.site);
+    const quota = site ? site.quota ?? input.defaultQuota : 0;
+    if (!site) outcomes.push({ kind: 'no-site' });
+    else if (site.assets >= quota) outcomes.push({ kind: 'quota-reached', quota });
+    else if (live.has(asset.id)) outcomes.push({ kind: 'exists' });
+    else {
+      live.add(asset.id);
+      site.assets += 1;
+      chosen.push({ index, input, position: positionOf(asset, site) });
+      outcomes.push(undefined);
+    }
+  }
+  const created: Created[] = [];
+  if (chosen.length > 0) {
+    const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
+    const readings = chosen.flatMap(({ input: { asset } }) => asset.readings.map((r) => ({ id: asset.id, ...r })));
+    const attributes = chosen.flatMap(({ input: { asset } }) =>
+      Object.keys(asset.attributes).map((name) => ({ id: asset.id, name, type: (asset.attributes[name] as NgsiAttribute).type })));
+    const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
+    const result = await CREATE_BATCH.run(session, [
+      column((c) => c.input.asset.id), column((c) => c.input.asset.type), column((c) => c.input.asset.urn.site),
+      column((c) => c.input.asset.urn.service), column((c) => c.input.asset.urn.provider), column((c) => c.input.asset.urn.group),
+      column((c) => c.input.asset.urn.name), column((c) => c.input.asset.urn.experimenter), column((c) => c.input.asset.urn.experiment),
+      column((c) => JSON.stringify(c.input.asset.attributes)), column((c) => c.position.latitude), column((c) => c.position.longitude),
+      column((c) => c.input.asset.recordedAt), column((c) => c.input.asset.receivedAt), column((c) => activityHour(c.input.asset.receivedAt)),
+      keys.map((k) => k.service), keys.map((k) => k.provider), column((c) => c.input.registerType),
+      readings.map((r) => r.id), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+      attributes.map((a) => a.id), attributes.map((a) => a.name), attributes.map((a) => a.type),
+    ]);
+    const seqs = new Map(result.rows.map((r) => [r.id, Number(r.seq)]));
+    for (const { index, input, position } of chosen) {
+      const seq = seqs.get(input.asset.id);
+      // Only a live asset no lock kept out could be missing; its create wrote nothing.
+      if (seq === undefined) outcomes[index] = { kind: 'exists' };
+      else {
+        outcomes[index] = { kind: 'created', seq };
+        created.push({ input, seq, position });
+      }
+    }
+  }
+  return { outcomes: outcomes as CreateOutcome[], created };
 }
 
 interface CurrentAsset {
@@ -175,13 +340,11 @@ interface CurrentAsset {
   last_reading_at: number;
 }
 
-/** The live assets to update; on PostgreSQL locked, as another process may update them at once. */
-const CURRENT_ASSETS = new PreparedQuery<string[], CurrentAsset & { id: string }>((n) => n, (db, ids, dialect, n) => {
-  const query = db.selectFrom('assets')
+/** SQLite: the live assets to update (its write lock keeps them as read). */
+const CURRENT_ASSETS = new PreparedQuery<string[], CurrentAsset & { id: string }>((n) => n, (db, ids, _dialect, n) =>
+  db.selectFrom('assets')
     .select(['id', 'seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
-    .where('id', 'in', ids.slice(0, n)).where('deleted_at', 'is', null);
-  return dialect === 'postgres' ? query.forUpdate() : query;
-});
+    .where('id', 'in', ids.slice(0, n)).where('deleted_at', 'is', null));
 
 const WRITE_STATE = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number], never>(4, (db, [seq, attrs, recordedAt, receivedAt]) =>
   db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt }).where('seq', '=', seq));
@@ -189,6 +352,24 @@ const WRITE_STATE = new PreparedQuery<[seq: number, attrs: string, recordedAt: n
 const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number, latitude: number, longitude: number], never>(6,
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
+
+/** PostgreSQL: the batch's assets in one statement, locked in id order (two processes lock alike). */
+const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset & { id: string }>(
+  `select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
+   from assets where id = any($1::text[]) and deleted_at is null order by id for update`);
+
+/** PostgreSQL: every changed asset of the batch (and the geo index of the moved ones), and all its readings, in one statement. */
+const WRITE_STATES_AND_READINGS = new RawStatement<never>(`
+with written as (
+  update assets as a set attrs = u.attrs, recorded_at = u.recorded_at, last_reading_at = u.last_reading_at,
+    latitude = u.latitude, longitude = u.longitude,
+    geog = case when u.moved then ST_SetSRID(ST_MakePoint(u.longitude, u.latitude), 4326)::geography else a.geog end
+  from unnest($1::int8[], $2::text[], $3::int8[], $4::int8[], $5::float8[], $6::float8[], $7::bool[])
+    as u(seq, attrs, recorded_at, last_reading_at, latitude, longitude, moved)
+  where a.seq = u.seq
+)
+insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
+select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])`);
 
 /** An asset as the updates of one batch leave it, before it is written back once. */
 interface Working {
@@ -212,19 +393,22 @@ interface Working {
 export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: AssetChange[]): Promise<boolean[]> {
   const done = await inSession(trx, adapter.name, async (session) => {
     const assets = new Map<string, Working>();
-    for (const ids of chunks([...new Set(inputs.map((i) => i.id))])) {
-      for (const row of (await CURRENT_ASSETS.run(session, ids, ids.length)).rows) {
-        assets.set(row.id, {
-          row, attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
-          lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, changed: false, moved: false,
-        });
-      }
+    const keep = (row: CurrentAsset & { id: string }) => assets.set(row.id, {
+      row, attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
+      lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, changed: false, moved: false,
+    });
+    const ids = [...new Set(inputs.map((i) => i.id))];
+    if (session.dialect === 'postgres') {
+      for (const row of (await CURRENT_ASSETS_LOCKED.run(session, [ids])).rows) keep(row);
+    } else {
+      for (const chunk of chunks(ids)) for (const row of (await CURRENT_ASSETS.run(session, chunk, chunk.length)).rows) keep(row);
     }
 
     const found: boolean[] = [];
     const readings: ReadingRow[] = [];
     const attributes: Array<{ seq: number; name: string; type: string }> = [];
-    const hourMoves: Array<{ key: CounterKey; from: number; to: number }> = [];
+    // Assets moving between the same activity buckets move in one statement pair.
+    const hourMoves = new Map<string, { key: CounterKey; from: number; to: number; n: number }>();
     for (const input of inputs) {
       const asset = assets.get(input.id);
       if (!asset || (input.expectedType !== undefined && asset.row.type !== input.expectedType)) {
@@ -245,7 +429,13 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
         asset.moved = true;
       }
       const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
-      if (from !== toHour) hourMoves.push({ key: counterKey(asset.row), from, to: toHour });
+      if (from !== toHour) {
+        const key = counterKey(asset.row);
+        const k = `${key.site}\u0000${key.service}\u0000${key.provider}\u0000${key.type}\u0000${from}\u0000${toHour}`;
+        const move = hourMoves.get(k);
+        if (move) move.n += 1;
+        else hourMoves.set(k, { key, from, to: toHour, n: 1 });
+      }
       asset.lastReadingAt = input.receivedAt;
       asset.recordedAt = input.recordedAt;
       asset.changed = true;
@@ -253,6 +443,20 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     }
 
     const moved: Array<{ seq: number; latitude: number; longitude: number }> = [];
+    if (session.dialect === 'postgres') {
+      const changed = [...assets.values()].filter((a) => a.changed);
+      await WRITE_STATES_AND_READINGS.run(session, [
+        changed.map((a) => Number(a.row.seq)), changed.map((a) => JSON.stringify(a.attrs)), changed.map((a) => a.recordedAt),
+        changed.map((a) => a.lastReadingAt), changed.map((a) => a.latitude), changed.map((a) => a.longitude), changed.map((a) => a.moved),
+        readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+      ]);
+      await recordAttributeRows(session, attributes);
+      for (const { key, from, to, n } of hourMoves.values()) {
+        await decrementActivity(session, key, from, n);
+        await incrementActivity(session, key, to, n);
+      }
+      return { found, moved };
+    }
     for (const asset of assets.values()) {
       if (!asset.changed) continue;
       const seq = Number(asset.row.seq);
@@ -266,9 +470,9 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     }
     await addReadingRows(session, readings);
     await recordAttributeRows(session, attributes);
-    for (const { key, from, to } of hourMoves) {
-      await decrementActivity(session, key, from);
-      await incrementActivity(session, key, to);
+    for (const { key, from, to, n } of hourMoves.values()) {
+      await decrementActivity(session, key, from, n);
+      await incrementActivity(session, key, to, n);
     }
     return { found, moved };
   });
