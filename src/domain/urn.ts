@@ -46,20 +46,27 @@ export function parseAssetUrn(id: string, site: string): AssetUrn {
   if (rest === '') throw badRequest(`Asset.id names no asset after ${sitePrefix(site)}`);
   const segments = rest.split(':');
   if (segments.some((s) => s === '')) throw badRequest('Asset.id has an empty segment (two colons in a row, or a trailing colon)');
-  const none = { service: null, provider: null, group: null, experimenter: null, experiment: null };
 
   if (site === EXPERIMENTERS_SITE) {
     if (segments.length < 3) {
       throw badRequest(`Asset.id of the experimenters site must be ${ENTITY_PREFIX}${EXPERIMENTERS_SITE}:<experimenterId>:<experimentId>:<name>`);
     }
     const [experimenter, experiment, ...name] = segments as [string, string, ...string[]];
-    return { ...none, site, experimenter, experiment, name: name.join(':') };
+    return urnOf(site, null, null, null, name.join(':'), experimenter, experiment);
   }
   const [a, b, c, ...more] = segments as [string, string | undefined, string | undefined, ...string[]];
   switch (segments.length) {
-    case 1: return { ...none, site, name: a };
-    case 2: return { ...none, site, service: a, name: b as string };
-    case 3: return { ...none, site, service: a, provider: b as string, name: c as string };
-    default: return { ...none, site, service: a, provider: b as string, group: c as string, name: more.join(':') };
+    case 1: return urnOf(site, null, null, null, a, null, null);
+    case 2: return urnOf(site, a, null, null, b as string, null, null);
+    case 3: return urnOf(site, a, b as string, null, c as string, null, null);
+    default: return urnOf(site, a, b as string, c as string, more.join(':'), null, null);
   }
+}
+
+/** Written out field by field: every create and update parses an id, and spreading a template cost most of it. */
+function urnOf(
+  site: string, service: string | null, provider: string | null, group: string | null, name: string,
+  experimenter: string | null, experiment: string | null,
+): AssetUrn {
+  return { site, service, provider, group, name, experimenter, experiment };
 }
