@@ -24,18 +24,8 @@ export async function pageOfAssets(
     const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria)]);
     return { items, total };
   }
+  // One read gives the page and the capped count: it goes on past the page up to the cap.
   const { limit, offset } = listing.page;
-  if (criteria.area && !criteria.terms?.length) {
-    // An area's matches come from the spatial index: counting up to the cap reads no more than a
-    // flag per match, where reading them as assets would build every one.
-    const [items, counted] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria, totalCap)]);
-    if (counted !== undefined) return { items, total: counted };
-    // More than the cap match; a page that ends short still says where the list ends.
-    const ended = items.length < limit && (items.length > 0 || offset === 0);
-    return { items, total: ended ? offset + items.length : undefined };
-  }
-  // Words are matched by reading each asset's text: one read gives the page and the capped count,
-  // going on past the page up to the cap.
   const reach = Math.max(limit, totalCap + 1 - offset);
   const rows = await listAssets(store, criteria, order, { limit: reach, offset });
   const items = rows.slice(0, limit);
