@@ -31,9 +31,10 @@ export function countCap(query: HistoryQuery): number | undefined {
 /**
  * Rendered answers of time ranges, kept while their range holds the same
  * readings: unlike the answers kept until anything is committed
- * (http/answer-cache.ts), these outlive the writes of a live city. Readings are only ever added, never changed or removed: the
- * readings of a range later on include those it held before, so if it holds
- * as many, it holds the same ones. Counting them walks one index and reads no
+ * (http/answer-cache.ts), these outlive the writes of a live city. Readings
+ * are only ever added, never changed or removed: the readings of a range
+ * later on include those it held before, so if it holds as many, it holds the
+ * same ones. Counting them walks one index and reads no
  * row, where answering reads and renders every one: dashboards that ask the
  * same ranges again and again are answered at the cost of the count. The count
  * is taken before the read: a reading added in between leaves the kept count

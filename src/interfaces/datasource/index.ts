@@ -5,9 +5,9 @@ import {
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
 import { notFound } from '../../domain/errors.js';
-import { registerAnswerCache } from '../../http/answer-cache.js';
 import { parseHistoryQuery, type RawQuery } from '../../domain/history-query.js';
 import { canSee } from '../../domain/visibility.js';
+import { registerAnswerCache } from '../../http/answer-cache.js';
 import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';

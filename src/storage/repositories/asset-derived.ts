@@ -79,6 +79,26 @@ export async function recordAttributeRows(session: Session, rows: Array<{ seq: n
 type CounterParams = [site: string, service: string, provider: string, type: string];
 const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
 
+/**
+ * The writes of one batch grouped by the counter (and hours) they move, with
+ * how many fall in each group: one counter statement per group, not per write.
+ */
+export class Tally<T> {
+  private readonly groups = new Map<string, { value: T; n: number }>();
+
+  /** Counts one more under `key` and `hours`; `value` describes the group the first time. */
+  add(key: CounterKey, hours: readonly number[], value: T): void {
+    const id = [...counterParams(key), ...hours].join('\u0000');
+    const group = this.groups.get(id);
+    if (group) group.n += 1;
+    else this.groups.set(id, { value, n: 1 });
+  }
+
+  groupsWithCounts(): Iterable<{ value: T; n: number }> {
+    return this.groups.values();
+  }
+}
+
 const INCREMENT_COUNT = new PreparedQuery<[...CounterParams, by: number], never>(5, (db, [site, service, provider, type, by]) =>
   db.insertInto('asset_counts').values({ site, service, provider, type, assets: by })
     .onConflict((oc) => oc.columns(['site', 'service', 'provider', 'type']).doUpdateSet((eb) => ({ assets: eb('asset_counts.assets', '+', eb.ref('excluded.assets')) }))));

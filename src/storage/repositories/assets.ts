@@ -7,7 +7,7 @@ import type { DialectAdapter } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
   addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
-  recordAttributeRows, registerType, type CounterKey, type ReadingInput, type ReadingRow,
+  recordAttributeRows, registerType, Tally, type CounterKey, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -243,23 +243,18 @@ async function createOnSqlite(session: Session, inputs: CreateInput[]): Promise<
     asset.readings.map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
   await recordAttributeRows(session, created.flatMap(({ input: { asset }, seq }) =>
     Object.keys(asset.attributes).map((name) => ({ seq, name, type: (asset.attributes[name] as NgsiAttribute).type }))));
-  const counts = new Map<string, { key: CounterKey; n: number }>();
-  const activity = new Map<string, { key: CounterKey; hour: number; n: number }>();
+  const counts = new Tally<CounterKey>();
+  const activity = new Tally<{ key: CounterKey; hour: number }>();
   const types = new Set<string>();
   for (const { input: { asset, registerType } } of created) {
     const key = counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type });
     const hour = activityHour(asset.receivedAt);
-    const k = `${key.site}\u0000${key.service}\u0000${key.provider}\u0000${key.type}`;
-    const count = counts.get(k);
-    if (count) count.n += 1;
-    else counts.set(k, { key, n: 1 });
-    const bucket = activity.get(`${k}\u0000${hour}`);
-    if (bucket) bucket.n += 1;
-    else activity.set(`${k}\u0000${hour}`, { key, hour, n: 1 });
+    counts.add(key, [], key);
+    activity.add(key, [hour], { key, hour });
     if (registerType) types.add(asset.type);
   }
-  for (const { key, n } of counts.values()) await incrementCount(session, key, n);
-  for (const { key, hour, n } of activity.values()) await incrementActivity(session, key, hour, n);
+  for (const { value: key, n } of counts.groupsWithCounts()) await incrementCount(session, key, n);
+  for (const { value: { key, hour }, n } of activity.groupsWithCounts()) await incrementActivity(session, key, hour, n);
   for (const type of types) await registerType(session, type);
   return { outcomes, created };
 }
@@ -408,7 +403,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     const readings: ReadingRow[] = [];
     const attributes: Array<{ seq: number; name: string; type: string }> = [];
     // Assets moving between the same activity buckets move in one statement pair.
-    const hourMoves = new Map<string, { key: CounterKey; from: number; to: number; n: number }>();
+    const hourMoves = new Tally<{ key: CounterKey; from: number; to: number }>();
     for (const input of inputs) {
       const asset = assets.get(input.id);
       if (!asset || (input.expectedType !== undefined && asset.row.type !== input.expectedType)) {
@@ -431,10 +426,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
       const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
       if (from !== toHour) {
         const key = counterKey(asset.row);
-        const k = `${key.site}\u0000${key.service}\u0000${key.provider}\u0000${key.type}\u0000${from}\u0000${toHour}`;
-        const move = hourMoves.get(k);
-        if (move) move.n += 1;
-        else hourMoves.set(k, { key, from, to: toHour, n: 1 });
+        hourMoves.add(key, [from, toHour], { key, from, to: toHour });
       }
       asset.lastReadingAt = input.receivedAt;
       asset.recordedAt = input.recordedAt;
@@ -450,27 +442,22 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
         changed.map((a) => a.lastReadingAt), changed.map((a) => a.latitude), changed.map((a) => a.longitude), changed.map((a) => a.moved),
         readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
       ]);
-      await recordAttributeRows(session, attributes);
-      for (const { key, from, to, n } of hourMoves.values()) {
-        await decrementActivity(session, key, from, n);
-        await incrementActivity(session, key, to, n);
+    } else {
+      for (const asset of assets.values()) {
+        if (!asset.changed) continue;
+        const seq = Number(asset.row.seq);
+        const attrs = JSON.stringify(asset.attrs);
+        if (asset.moved) {
+          await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt, asset.latitude, asset.longitude]);
+          moved.push({ seq, latitude: asset.latitude, longitude: asset.longitude });
+        } else {
+          await WRITE_STATE.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt]);
+        }
       }
-      return { found, moved };
+      await addReadingRows(session, readings);
     }
-    for (const asset of assets.values()) {
-      if (!asset.changed) continue;
-      const seq = Number(asset.row.seq);
-      const attrs = JSON.stringify(asset.attrs);
-      if (asset.moved) {
-        await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt, asset.latitude, asset.longitude]);
-        moved.push({ seq, latitude: asset.latitude, longitude: asset.longitude });
-      } else {
-        await WRITE_STATE.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt]);
-      }
-    }
-    await addReadingRows(session, readings);
     await recordAttributeRows(session, attributes);
-    for (const { key, from, to, n } of hourMoves.values()) {
+    for (const { value: { key, from, to }, n } of hourMoves.groupsWithCounts()) {
       await decrementActivity(session, key, from, n);
       await incrementActivity(session, key, to, n);
     }

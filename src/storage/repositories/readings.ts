@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
 import type { Selection, TimeRange } from '../../domain/history-query.js';
+import type { Executor } from '../dialects/adapter.js';
 import { numericReadingValue } from '../dialects/numeric-value.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
@@ -59,8 +60,8 @@ export async function isRecordedAttribute(store: Store, assetSeq: number, name: 
   return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
-function filtered(store: Store, filter: ReadingsFilter) {
-  let q = store.read.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
+function filtered(db: Executor, filter: ReadingsFilter) {
+  let q = db.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
   if (filter.attrName !== undefined) q = q.where('attr_name', '=', filter.attrName);
   if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
   return q;
@@ -74,7 +75,7 @@ function filtered(store: Store, filter: ReadingsFilter) {
 export async function findReadings(store: Store, filter: ReadingsFilter, selection: Selection): Promise<ReadingRecord[]> {
   const only = filter.attrName;
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = filtered(store, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue'])
+  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue'])
     .$if(only === undefined, (qb) => qb.select('attr_name as attrName'));
   const rows = selection.kind === 'page'
     ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
@@ -84,17 +85,16 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
   return rows as ReadingRecord[];
 }
 
-/**
- * How many readings the filter selects, counted no further than `cap` (a
- * result of cap + 1 means more). The count walks the history index alone.
- */
 const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
-  (db, [assetSeq, name, from, to, limit]) => db.selectFrom(
-    db.selectFrom('readings').select(sql<number>`1`.as('one'))
-      .where('asset_seq', '=', assetSeq).where('attr_name', '=', name).where('recv_time', '>=', from).where('recv_time', '<=', to)
-      .limit(limit).as('m'),
-  ).select((eb) => eb.fn.countAll<number>().as('n')));
+  (db, [assetSeq, attrName, from, to, limit]) => db
+    .selectFrom(filtered(db, { assetSeq, attrName, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m'))
+    .select((eb) => eb.fn.countAll<number>().as('n')));
 
+/**
+ * How many readings of one attribute's range there are, counted no further
+ * than `cap` (a result of cap + 1 means more). The count walks the history
+ * index alone.
+ */
 export async function countReadings(store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number): Promise<number> {
   const { assetSeq, attrName, range } = filter;
   const [row] = await readPrepared(store, COUNT_RANGE, [assetSeq, attrName, range.from, range.to, cap + 1]);
