@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { matchesAllTerms } from '../../src/domain/search-terms.js';
 import { deleteAsset, EXPERIMENTS, pushAsset, seedDiscoveryDataset, STEP_MS, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
-import { allPages, enc, expectedOrder, fails, ok, publicAssets, sorted, type SortKey } from '../helpers/discovery-expect.js';
+import { allPages, enc, expectedOrder, fails, getJson, ok, publicAssets, sorted, type SortKey } from '../helpers/discovery-expect.js';
 import { describeEachStore } from '../helpers/platform.js';
 
 const BASE = '/discovery/v0';
@@ -155,6 +155,24 @@ describeEachStore('discovery assets', (platform) => {
     for (const suffix of ['', '/data', '/data/ngsiv2', '/ngsiv2', '/nearby']) {
       await fails(p(), `${BASE}/assets/urn:oc:entity:santander:nothing:here${suffix}`, 404, 'urn:oc:entity:santander:nothing:here');
     }
+  });
+
+  it('answers asset lookups that arrive together each with its own asset', async () => {
+    const hidden = find((a) => a.site === 'experimenters');
+    const shown = open.slice(0, 40);
+    const unknown = shown.slice(0, 5).map((a) => `${a.id}:nothing`);
+    const ids = [...shown.map((a) => a.id), shown[0]!.id, ...unknown, hidden.id];
+    const got = await Promise.all(ids.map((id) => getJson(p(), `${BASE}/assets/${enc(id)}`)));
+    got.forEach((answer, i) => {
+      const id = ids[i]!;
+      if (unknown.includes(id) || id === hidden.id) {
+        assert.equal(answer.status, 404, id);
+        assert.ok(String(answer.body.description).includes(id), answer.body.description);
+      } else {
+        assert.equal(answer.status, 200, id);
+        assert.equal(answer.body.id, id);
+      }
+    });
   });
 
   it('gives the NGSI 9/10 data: attributes with metadata as lists, values as strings', async () => {
