@@ -136,7 +136,7 @@ export async function deleteAsset(p: TestPlatform, asset: SeededAsset): Promise<
   await pusherOf(p).send(asset.site, 'DELETE', `/federation/v2/entities/${encodeURIComponent(asset.id)}`, undefined, 204);
 }
 
-function describeAsset(id: string, type: string, lon: number, lat: number, attributes: SeededAsset['attributes'], recordedAt: number): Omit<SeededAsset, 'lastReadingAt'> {
+export function describeAsset(id: string, type: string, lon: number, lat: number, attributes: SeededAsset['attributes'], recordedAt: number): Omit<SeededAsset, 'lastReadingAt'> {
   const site = id.split(':')[3] as string;
   const urn = parseAssetUrn(id, site);
   return {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { centralAngle, haversineBound, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
+import { centralAngle, DEG, EARTH_RADIUS_M, haversineBound, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
 import { GEO_TOTAL_CAP } from '../../src/domain/geo-query.js';
-import { seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
+import { deleteAsset, describeAsset, EXPERIMENTS, pushAsset, seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
 import { enc, expectedOrder, fails, featureIds, getJson, ok, publicAssets, sorted } from '../helpers/discovery-expect.js';
 import { describeEachStore } from '../helpers/platform.js';
 
@@ -237,5 +237,55 @@ describeEachStore('discovery geo', (platform) => {
     const invisible = data.assets.find((a) => a.site === 'experimenters')!;
     await fails(p(), `${BASE}/assets/${enc(invisible.id)}/nearby`, 404, invisible.id);
     assert.equal((await getJson(p(), `${BASE}/assets/urn:oc:entity:santander:none:x/nearby?radius=-1`)).status, 400);
+  });
+
+  // Last: it adds assets far from every other test's areas.
+  it('counts an area right up to its edge, after creates, moves and deletes, and without experiment assets', async () => {
+    const centre: Point = { latitude: 59.91, longitude: 10.75 };
+    const radius = kmToRadians(0.5);
+    const at = (metres: number, bearing: number): Point => {
+      const d = metres / EARTH_RADIUS_M;
+      const [phi1, lambda1, theta] = [centre.latitude * DEG, centre.longitude * DEG, bearing * DEG];
+      const phi2 = Math.asin(Math.sin(phi1) * Math.cos(d) + Math.cos(phi1) * Math.sin(d) * Math.cos(theta));
+      const lambda2 = lambda1 + Math.atan2(Math.sin(theta) * Math.sin(d) * Math.cos(phi1), Math.cos(d) - Math.sin(phi1) * Math.sin(phi2));
+      return { latitude: phi2 / DEG, longitude: lambda2 / DEG };
+    };
+    const place = (id: string, point: Point) => describeAsset(id, 'urn:oc:entityType:iotdevice', point.longitude, point.latitude, {
+      location: { type: 'geo:json', value: { type: 'Point', coordinates: [point.longitude, point.latitude] } },
+    }, p().clock.now());
+    // Well inside, decimetres either side of the edge, and outside yet inside the index's box.
+    const placed: SeededAsset[] = [];
+    for (const metres of [50, 350, 499.6, 499.9, 500.1, 500.4, 540, 650]) {
+      for (const bearing of [0, 45, 90, 135, 180, 225, 270, 315]) {
+        placed.push(await pushAsset(p(), place(`urn:oc:entity:aarhus:edge:m${metres}:b${bearing}`, at(metres, bearing))));
+      }
+    }
+    const area = `lat=${centre.latitude}&long=${centre.longitude}&radius=0.5&km=true`;
+    const inside = () => placed.filter((a) => within(a, centre, radius)).length;
+    // Two per page: the page is full, so the total is counted apart from it.
+    const total = async (token?: string) => {
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${area}&per=2`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.headers['x-total-count'];
+    };
+    assert.equal(inside(), 32);
+    assert.equal(await total(), '32');
+    assert.deepEqual(sorted((await geoIds(area)).ids), sorted(placed.filter((a) => within(a, centre, radius)).map((a) => a.id)));
+
+    const alice = (await p().userToken('alice')).token;
+    await pushAsset(p(), place(`urn:oc:entity:experimenters:${data.users.experimenter}:${EXPERIMENTS.first}:edge`, centre));
+    assert.equal(await total(), '32', 'an experiment asset is not counted for anonymous callers');
+    assert.equal(await total(alice), '33', 'its experimenter counts it');
+
+    const gone = placed.find((a) => a.id.endsWith(':m499.9:b90'))!;
+    await deleteAsset(p(), gone);
+    assert.equal(await total(), '31');
+    const mover = placed.find((a) => a.id.endsWith(':m650:b45'))!;
+    await pushAsset(p(), { ...mover, attributes: { location: { type: 'geo:json', value: { type: 'Point', coordinates: [centre.longitude, centre.latitude] } } } }, true);
+    assert.equal(await total(), '32', 'moved into the area');
+    await pushAsset(p(), mover, true);
+    assert.equal(await total(), '31', 'moved out again');
+    await pushAsset(p(), place(gone.id, at(499.9, 90)));
+    assert.equal(await total(), '32', 'created again after its delete');
   });
 });

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { TOTAL_HEADER } from '../../http/answer-cache.js';
-import type { AssetListing } from '../../domain/asset-listing.js';
+import type { AssetListing, Page } from '../../domain/asset-listing.js';
 import type { Store } from '../../storage/store.js';
 import {
-  assetDetailsBySeq, countAssets, countedByCounters, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
+  assetDetailsBySeq, countAssets, countedByCounters, countedByPositions, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
 } from '../../storage/repositories/discovery-assets.js';
 
 export { TOTAL_HEADER };
@@ -23,6 +23,11 @@ export async function pageOfAssets(
   if (totalCap === undefined || countedByCounters(criteria)) {
     const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria)]);
     return { items, total };
+  }
+  if (countedByPositions(criteria)) {
+    // The index of city positions counts an area without reading its assets: only the page is read from the table.
+    const items = await listAssets(store, criteria, order, listing.page);
+    return { items, total: totalOfPage(items, listing.page) ?? await countAssets(store, criteria, totalCap) };
   }
   // One read gives the page and the capped count: it goes on past the page up to the cap.
   const { limit, offset } = listing.page;
@@ -47,8 +52,12 @@ export async function pageOfAssetDetails(store: Store, criteria: AssetCriteria, 
   }
   // Attributes are heavy: the page is read with them, the count past it without.
   const items = await listAssetDetails(store, criteria, listing.ordering, listing.page);
-  if (items.length < listing.page.limit && (items.length > 0 || listing.page.offset === 0)) return { items, total: listing.page.offset + items.length };
-  return { items, total: await countAssets(store, criteria, totalCap) };
+  return { items, total: totalOfPage(items, listing.page) ?? await countAssets(store, criteria, totalCap) };
+}
+
+/** The total a page shows by itself: a page that is not full ends the list (unless it lies past the end). */
+function totalOfPage(items: readonly unknown[], page: Page): number | undefined {
+  return items.length < page.limit && (items.length > 0 || page.offset === 0) ? page.offset + items.length : undefined;
 }
 
 /** Sets X-Total-Count, unless the total was too costly to count (left out then). */

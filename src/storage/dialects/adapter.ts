@@ -19,8 +19,10 @@ export interface DialectAdapter {
   readonly name: 'sqlite' | 'postgres';
   /** Starts the write transaction of a batch (SQLite takes the write lock at once). */
   readonly beginSql: string;
-  /** Keeps the geo index in step with an asset's position. */
-  indexPosition(db: Executor, seq: number, lon: number, lat: number): Promise<void>;
+  /** Keeps the geo indexes in step with a live asset's position (`city`: not an experimenters' asset). */
+  indexPosition(db: Executor, seq: number, lon: number, lat: number, city: boolean): Promise<void>;
+  /** Takes a deleted asset out of the index of live city positions. */
+  unindexPosition(db: Executor, seq: number): Promise<void>;
   /** Asset seqs whose position lies inside the box (index-only prefilter). */
   seqsInBox(db: Executor, box: GeoBox): Promise<number[]>;
   /** Error raised by a unique-key violation? */

@@ -1,5 +1,6 @@
 import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Box } from '../../domain/geo.js';
+import { circleBox, EARTH_RADIUS_M, haversineBound, type Box, type Circle } from '../../domain/geo.js';
+import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 
 /**
  * The SQL of discovery that differs between the stores, each a condition on
@@ -56,6 +57,44 @@ export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool>
 export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ id: number }, 'r'> | undefined {
   if (dialect !== 'sqlite' || box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
   return sql<{ id: number }>`(select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`.as('r');
+}
+
+/** The haversine term of the distance from a circle's centre to the position (latitude, longitude), in SQL. */
+export type HaversineSql = (latitude: RawBuilder<number>, longitude: RawBuilder<number>) => RawBuilder<number>;
+
+/**
+ * More than single precision's rounding of a position in the R*Tree (under
+ * 2 m), in radians: a rounded position this far inside or outside the circle
+ * is inside or outside whatever its exact position.
+ */
+const ROUNDING_SLACK = 5 / EARTH_RADIUS_M;
+
+/**
+ * How many live city assets lie in the circle, counting no further than
+ * `limit`, from the index of their positions alone (0600-city-positions);
+ * undefined where the circle is too wide for an index to help.
+ */
+export function cityAssetsInCircle(dialect: Dialect, circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ n: number }> | undefined {
+  const box = circleBox(circle);
+  if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
+  const bound = haversineBound(circle.radius);
+  const column = (name: string) => sql.ref<number>(name);
+  if (dialect === 'postgres') {
+    // Written as the index's own predicate, so that the planner can prove the index holds every match.
+    return sql<{ n: number }>`select count(*) as n from (select 1 from assets
+      where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}
+        and point(assets.longitude, assets.latitude) <@ box(point(${box.minLon - BOX_SLACK}, ${box.minLat - BOX_SLACK}), point(${box.maxLon + BOX_SLACK}, ${box.maxLat + BOX_SLACK}))
+        and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound}
+      limit ${limit}) m`;
+  }
+  // The R*Tree keeps rounded boxes: their centre decides, except near the edge, where the row's exact position does.
+  const rounded = haversine(sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
+  return sql<{ n: number }>`select count(*) as n from (select 1 from city_positions r
+    where r.min_lon <= ${box.maxLon} and r.max_lon >= ${box.minLon} and r.min_lat <= ${box.maxLat} and r.max_lat >= ${box.minLat}
+      and (${rounded} <= ${haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK))}
+        or (${rounded} <= ${haversineBound(circle.radius + ROUNDING_SLACK)}
+          and exists (select 1 from assets where assets.seq = r.id and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound})))
+    limit ${limit}) m`;
 }
 
 /**

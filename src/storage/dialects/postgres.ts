@@ -41,6 +41,9 @@ export const postgresAdapter: DialectAdapter = {
   async indexPosition(db: Executor, seq: number, lon: number, lat: number) {
     await sql`update assets set geog = ST_SetSRID(ST_MakePoint(${lon}, ${lat}), 4326)::geography where seq = ${seq}`.execute(db);
   },
+  async unindexPosition() {
+    // The index of live city positions is partial on the row's own columns: it follows the delete by itself.
+  },
   async seqsInBox(db: Executor, box: GeoBox) {
     const result = await sql<{ seq: number }>`select seq from assets where geog && ST_MakeEnvelope(${box.minLon}, ${box.minLat}, ${box.maxLon}, ${box.maxLat}, 4326)::geography`.execute(db);
     return result.rows.map((r) => r.seq);

@@ -75,6 +75,8 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
       for (const index of indexes) conn.exec(index.sql);
       conn.prepare(`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat)
         select seq, longitude, longitude, latitude, latitude from assets where seq >= ?`).run(firstSeq);
+      conn.prepare(`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat)
+        select seq, longitude, longitude, latitude, latitude from assets where seq >= ? and deleted_at is null and site <> 'experimenters'`).run(firstSeq);
       conn.exec('analyze');
       conn.pragma('journal_mode = WAL');
     },

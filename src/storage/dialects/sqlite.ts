@@ -52,8 +52,12 @@ export function openSqlite(file: string): SqliteHandles {
 export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
   beginSql: 'begin immediate',
-  async indexPosition(db: Executor, seq: number, lon: number, lat: number) {
+  async indexPosition(db: Executor, seq: number, lon: number, lat: number, city: boolean) {
     await sql`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat) values (${seq}, ${lon}, ${lon}, ${lat}, ${lat})`.execute(db);
+    if (city) await sql`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat) values (${seq}, ${lon}, ${lon}, ${lat}, ${lat})`.execute(db);
+  },
+  async unindexPosition(db: Executor, seq: number) {
+    await sql`delete from city_positions where id = ${seq}`.execute(db);
   },
   async seqsInBox(db: Executor, box: GeoBox) {
     const result = await sql<{ id: number }>`select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat}`.execute(db);

@@ -5,6 +5,7 @@ import { assetActivity } from './0200-asset-activity.js';
 import { permissionsLookups } from './0300-permissions.js';
 import { seedDictionaries } from './0400-seed-dictionaries.js';
 import { readingsHistoryIndex } from './0500-readings-history-index.js';
+import { cityPositions } from './0600-city-positions.js';
 
 export interface StoreMigration {
   name: string;
@@ -12,7 +13,7 @@ export interface StoreMigration {
 }
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions];
 
 export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
   return {

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { activityHour } from '../../domain/activity.js';
 import { mergeAttributes, type NgsiAttribute, type NgsiAttributes } from '../../domain/asset-body.js';
 import type { Position } from '../../domain/position.js';
-import type { AssetUrn } from '../../domain/urn.js';
+import { EXPERIMENTERS_SITE, type AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
@@ -195,7 +195,7 @@ export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     (session.dialect === 'postgres' ? createOnPostgres(session, inputs) : createOnSqlite(session, inputs)));
   // PostgreSQL's geo index (a column of the row) is written by CREATE_BATCH itself; SQLite's is an R*Tree of its own.
   if (adapter.name === 'sqlite') {
-    for (const c of created) await adapter.indexPosition(trx, c.seq, c.position.longitude, c.position.latitude);
+    for (const c of created) await adapter.indexPosition(trx, c.seq, c.position.longitude, c.position.latitude, c.input.asset.urn.site !== EXPERIMENTERS_SITE);
   }
   return outcomes;
 }
@@ -434,7 +434,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
       found.push(true);
     }
 
-    const moved: Array<{ seq: number; latitude: number; longitude: number }> = [];
+    const moved: Array<{ seq: number; latitude: number; longitude: number; city: boolean }> = [];
     if (session.dialect === 'postgres') {
       const changed = [...assets.values()].filter((a) => a.changed);
       await WRITE_STATES_AND_READINGS.run(session, [
@@ -449,7 +449,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
         const attrs = JSON.stringify(asset.attrs);
         if (asset.moved) {
           await WRITE_STATE_AND_POSITION.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt, asset.latitude, asset.longitude]);
-          moved.push({ seq, latitude: asset.latitude, longitude: asset.longitude });
+          moved.push({ seq, latitude: asset.latitude, longitude: asset.longitude, city: asset.row.site !== EXPERIMENTERS_SITE });
         } else {
           await WRITE_STATE.run(session, [seq, attrs, asset.recordedAt, asset.lastReadingAt]);
         }
@@ -463,7 +463,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     }
     return { found, moved };
   });
-  for (const m of done.moved) await adapter.indexPosition(trx, m.seq, m.longitude, m.latitude);
+  for (const m of done.moved) await adapter.indexPosition(trx, m.seq, m.longitude, m.latitude, m.city);
   return done.found;
 }
 
@@ -472,25 +472,28 @@ export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, input
   return (await updateAssetRecords(trx, adapter, [input]))[0] === true;
 }
 
-type DeletedAsset = { site: string; service: string | null; provider: string | null; type: string; last_reading_at: number };
+type DeletedAsset = { seq: number; site: string; service: string | null; provider: string | null; type: string; last_reading_at: number };
 
 /** Variant 1 also requires the type (`?type=`). */
 const MARK_DELETED = new PreparedQuery<[now: number, id: string, type: string | undefined], DeletedAsset>(3, (db, [now, id, type], _dialect, withType) => {
   let query = db.updateTable('assets').set({ deleted_at: now }).where('id', '=', id).where('deleted_at', 'is', null);
   if (withType === 1) query = query.where('type', '=', type);
-  return query.returning(['site', 'service', 'provider', 'type', 'last_reading_at']);
+  return query.returning(['seq', 'site', 'service', 'provider', 'type', 'last_reading_at']);
 });
 
 /** Takes a live asset out of discovery (its readings stay); false when there is no such asset. */
 export async function deleteAssetRecord(trx: Trx, adapter: DialectAdapter, id: string, expectedType: string | undefined, now: number): Promise<boolean> {
-  return inSession(trx, adapter.name, async (session) => {
+  const seq = await inSession(trx, adapter.name, async (session) => {
     const row = (await MARK_DELETED.run(session, [now, id, expectedType], expectedType === undefined ? 0 : 1)).rows[0];
-    if (!row) return false;
+    if (!row) return undefined;
     const key = counterKey(row);
     await decrementCount(session, key);
     await decrementActivity(session, key, activityHour(Number(row.last_reading_at)));
-    return true;
+    return Number(row.seq);
   });
+  if (seq === undefined) return false;
+  await adapter.unindexPosition(trx, seq);
+  return true;
 }
 
 export interface StoredAsset {

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { sql, type Expression, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { segmentsOfPrefix, type AssetSelection, type Ordering, type Page } from '../../domain/asset-listing.js';
 import {
   circleBox, coversSphere, DEG, haversineBound, ringBox, ringEdges, type Box, type Circle, type Point, type Ring,
@@ -8,7 +8,7 @@ import type { GeoArea } from '../../domain/geo-query.js';
 import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
-import { attributeTextContains, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
+import { attributeTextContains, cityAssetsInCircle, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { AssetTable, Database } from '../schema.js';
@@ -75,11 +75,11 @@ const toSummary = (r: SummaryRow): AssetSummary => ({
   recordedAt: Number(r.recorded_at), lastReadingAt: Number(r.last_reading_at),
 });
 
-/** The haversine term of the distance to `centre`, in SQL; the same arithmetic as domain/geo.ts. */
-function haversineSql(centre: Point) {
+/** The haversine term of the distance from `centre` to a position (the asset's by default), in SQL; the same arithmetic as domain/geo.ts. */
+function haversineSql(centre: Point, latitude: RawBuilder<number> = sql.ref('assets.latitude'), longitude: RawBuilder<number> = sql.ref('assets.longitude')) {
   const phi1 = centre.latitude * DEG;
   const lambda1 = centre.longitude * DEG;
-  return sql<number>`(power(sin((radians(assets.latitude) - ${phi1}) / 2), 2) + ${Math.cos(phi1)} * cos(radians(assets.latitude)) * power(sin((radians(assets.longitude) - ${lambda1}) / 2), 2))`;
+  return sql<number>`(power(sin((radians(${latitude}) - ${phi1}) / 2), 2) + ${Math.cos(phi1)} * cos(radians(${latitude})) * power(sin((radians(${longitude}) - ${lambda1}) / 2), 2))`;
 }
 
 function insideCircleSql(dialect: Store['dialect'], circle: Circle, prefiltered: boolean): Expression<SqlBool> | undefined {
@@ -274,12 +274,34 @@ async function countFromCounters(store: Store, criteria: AssetCriteria): Promise
 }
 
 /**
+ * Can the index of live city positions count the matches alone? It holds
+ * what a caller who sees only city assets may see, so a circle and nothing
+ * else qualifies: the map's question of an area.
+ */
+export function countedByPositions(criteria: AssetCriteria): boolean {
+  const { area, selection: s } = criteria;
+  return area?.circle !== undefined && area.ring === undefined && area.city === undefined && !coversSphere(area.circle)
+    && (s === undefined || (s.urnPrefix === undefined && s.updatedSince === undefined && Object.values(s.filters).every((v) => v === undefined)))
+    && (criteria.terms === undefined || criteria.terms.length === 0)
+    && criteria.experimenter === undefined && criteria.excludeId === undefined
+    && !seesExperimentAssets(criteria.visible);
+}
+
+/**
  * How many assets the criteria select (the counters answer when they can,
  * without a scan). With `cap`, counting stops past `cap` matches and the
  * answer is undefined: the exact total would cost a read of every match.
  */
 export async function countAssets(store: Store, criteria: AssetCriteria, cap?: number): Promise<number | undefined> {
   if (countedByCounters(criteria)) return countFromCounters(store, criteria);
+  const circle = criteria.area?.circle;
+  if (cap !== undefined && circle && countedByPositions(criteria)) {
+    const query = cityAssetsInCircle(store.dialect, circle, (lat, lon) => haversineSql(circle.centre, lat, lon), cap + 1);
+    if (query) {
+      const n = Number((await query.execute(store.read)).rows[0]?.n ?? 0);
+      return n > cap ? undefined : n;
+    }
+  }
   if (cap !== undefined) {
     const matches = baseQuery(store, criteria, false, true).clearSelect().select(sql<number>`1`.as('one')).limit(cap + 1);
     const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
