@@ -3,7 +3,7 @@ import { TOTAL_HEADER } from '../../http/answer-cache.js';
 import type { AssetListing, Page } from '../../domain/asset-listing.js';
 import type { Store } from '../../storage/store.js';
 import {
-  assetDetailsBySeq, countAssets, countedByCounters, countedByPositions, listAssetDetails, listAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
+  assetDetailsBySeq, countAssets, countedByCounters, countedByPositions, listAssetDetails, listAssets, pageOfCityAssets, sampleAssets, type AssetCriteria, type AssetDetail, type AssetOrder, type AssetSummary,
 } from '../../storage/repositories/discovery-assets.js';
 
 export { TOTAL_HEADER };
@@ -19,6 +19,10 @@ export async function pageOfAssets(
   if (listing.sample !== undefined) {
     const total = (await countAssets(store, criteria)) ?? 0;
     return { items: await sampleAssets(store, criteria, listing.sample, total), total };
+  }
+  if (totalCap !== undefined && 'spatial' in order) {
+    const fromPositions = await pageOfCityAssets(store, criteria, listing.page, totalCap);
+    if (fromPositions) return fromPositions;
   }
   if (totalCap === undefined || countedByCounters(criteria)) {
     const [items, total] = await Promise.all([listAssets(store, criteria, order, listing.page), countAssets(store, criteria)]);

@@ -11,6 +11,15 @@ export interface GeoBox {
   maxLat: number;
 }
 
+/** A live asset's position, as the geo indexes keep it. */
+export interface IndexedPosition {
+  seq: number;
+  longitude: number;
+  latitude: number;
+  /** A city asset (not of the experimenters' site). */
+  city: boolean;
+}
+
 /**
  * What differs between the two stores, in one place. Everything else is
  * plain Kysely that both dialects run unchanged.
@@ -19,8 +28,8 @@ export interface DialectAdapter {
   readonly name: 'sqlite' | 'postgres';
   /** Starts the write transaction of a batch (SQLite takes the write lock at once). */
   readonly beginSql: string;
-  /** Keeps the geo indexes in step with a live asset's position (`city`: not an experimenters' asset). */
-  indexPosition(db: Executor, seq: number, lon: number, lat: number, city: boolean): Promise<void>;
+  /** Keeps the geo indexes in step with the positions of live assets (created or moved). */
+  indexPositions(db: Executor, positions: readonly IndexedPosition[]): Promise<void>;
   /** Takes a deleted asset out of the index of live city positions. */
   unindexPosition(db: Executor, seq: number): Promise<void>;
   /** Asset seqs whose position lies inside the box (index-only prefilter). */

@@ -70,31 +70,38 @@ export type HaversineSql = (latitude: RawBuilder<number>, longitude: RawBuilder<
 const ROUNDING_SLACK = 5 / EARTH_RADIUS_M;
 
 /**
- * How many live city assets lie in the circle, counting no further than
- * `limit`, from the index of their positions alone (0600-city-positions);
- * undefined where the circle is too wide for an index to help.
+ * The seqs of the first `limit` live city assets in the circle, in the order
+ * of the index of their positions (0600-city-positions), read from that index
+ * alone; undefined where the circle is too wide for an index to help.
  */
-export function cityAssetsInCircle(dialect: Dialect, circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ n: number }> | undefined {
+export function cityAssetSeqsInCircle(dialect: Dialect, circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ seq: number }> | undefined {
   const box = circleBox(circle);
   if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
   const bound = haversineBound(circle.radius);
   const column = (name: string) => sql.ref<number>(name);
   if (dialect === 'postgres') {
     // Written as the index's own predicate, so that the planner can prove the index holds every match.
-    return sql<{ n: number }>`select count(*) as n from (select 1 from assets
+    return sql<{ seq: number }>`select assets.seq from assets
       where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}
         and point(assets.longitude, assets.latitude) <@ box(point(${box.minLon - BOX_SLACK}, ${box.minLat - BOX_SLACK}), point(${box.maxLon + BOX_SLACK}, ${box.maxLat + BOX_SLACK}))
         and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound}
-      limit ${limit}) m`;
+      limit ${limit}`;
   }
   // The R*Tree keeps rounded boxes: their centre decides, except near the edge, where the row's exact position does.
   const rounded = haversine(sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
-  return sql<{ n: number }>`select count(*) as n from (select 1 from city_positions r
+  return sql<{ seq: number }>`select r.id as seq from city_positions r
     where r.min_lon <= ${box.maxLon} and r.max_lon >= ${box.minLon} and r.min_lat <= ${box.maxLat} and r.max_lat >= ${box.minLat}
       and (${rounded} <= ${haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK))}
         or (${rounded} <= ${haversineBound(circle.radius + ROUNDING_SLACK)}
           and exists (select 1 from assets where assets.seq = r.id and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound})))
-    limit ${limit}) m`;
+    limit ${limit}`;
+}
+
+/** Live assets of the given seqs, any order: SQLite reads a JSON array, PostgreSQL an array. */
+export function seqIn(dialect: Dialect, seqs: readonly number[]): RawBuilder<SqlBool> {
+  return dialect === 'postgres'
+    ? sql<SqlBool>`assets.seq = any(${[...seqs]}::int8[])`
+    : sql<SqlBool>`assets.seq in (select value from json_each(${JSON.stringify(seqs)}))`;
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
-import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
+import type { DialectAdapter, Executor, GeoBox, IndexedPosition } from './adapter.js';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -15,6 +15,9 @@ import { withStatementCache } from './statement-cache.js';
  */
 const WRITER_CACHE_KIB = 65_536;
 const READER_CACHE_KIB = 32_768;
+
+/** Positions written by one statement (each row count is a statement of its own to prepare). */
+const POSITIONS_PER_STATEMENT = 32;
 
 function openFile(file: string, cacheKib: number): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -52,9 +55,15 @@ export function openSqlite(file: string): SqliteHandles {
 export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
   beginSql: 'begin immediate',
-  async indexPosition(db: Executor, seq: number, lon: number, lat: number, city: boolean) {
-    await sql`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat) values (${seq}, ${lon}, ${lon}, ${lat}, ${lat})`.execute(db);
-    if (city) await sql`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat) values (${seq}, ${lon}, ${lon}, ${lat}, ${lat})`.execute(db);
+  async indexPositions(db: Executor, positions: readonly IndexedPosition[]) {
+    // Several rows a statement: a batch of creates writes its positions together.
+    const values = (rows: readonly IndexedPosition[]) => sql.join(rows.map((p) => sql`(${p.seq}, ${p.longitude}, ${p.longitude}, ${p.latitude}, ${p.latitude})`));
+    for (let i = 0; i < positions.length; i += POSITIONS_PER_STATEMENT) {
+      const rows = positions.slice(i, i + POSITIONS_PER_STATEMENT);
+      await sql`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat) values ${values(rows)}`.execute(db);
+      const city = rows.filter((p) => p.city);
+      if (city.length > 0) await sql`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat) values ${values(city)}`.execute(db);
+    }
   },
   async unindexPosition(db: Executor, seq: number) {
     await sql`delete from city_positions where id = ${seq}`.execute(db);

@@ -3,21 +3,23 @@ import type { StoreMigration } from './index.js';
 
 /**
  * An index of the positions of live city assets (not deleted, not of the
- * experimenters' site) that answers "how many of them lie in this circle" by
- * itself: what a map asks of every area, and what an anonymous caller sees.
+ * experimenters' site) that answers "which of them lie in this circle, and how
+ * many" by itself: what a map asks of every area, and what an anonymous caller
+ * sees.
  * Counting through the assets index read a table row for every match; the
  * table is spread over the whole file, so each match was a random read.
  * - SQLite: an R*Tree of its own, kept by the write path. Its boxes are the
  *   positions rounded outwards to single precision (under 2 m): only matches
  *   within a few metres of the edge need their row.
- * - PostgreSQL: a partial GiST index of the exact positions; the same
- *   conditions in a query let it scan the index alone.
+ * - PostgreSQL: a partial GiST index of the exact positions (and the seqs,
+ *   to find the rows of a page); the same conditions in a query let it scan
+ *   the index alone.
  */
 export const cityPositions: StoreMigration = {
   name: '0600-city-positions',
   async up(db: Kysely<any>, dialect) {
     if (dialect === 'postgres') {
-      await sql`create index assets_city_positions on assets using gist (point(longitude, latitude)) include (latitude, longitude)
+      await sql`create index assets_city_positions on assets using gist (point(longitude, latitude)) include (latitude, longitude, seq)
         where deleted_at is null and site <> 'experimenters'`.execute(db);
       return;
     }

@@ -3,7 +3,7 @@ import { activityHour } from '../../domain/activity.js';
 import { mergeAttributes, type NgsiAttribute, type NgsiAttributes } from '../../domain/asset-body.js';
 import type { Position } from '../../domain/position.js';
 import { EXPERIMENTERS_SITE, type AssetUrn } from '../../domain/urn.js';
-import type { DialectAdapter } from '../dialects/adapter.js';
+import type { DialectAdapter, IndexedPosition } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
   addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
@@ -195,7 +195,7 @@ export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     (session.dialect === 'postgres' ? createOnPostgres(session, inputs) : createOnSqlite(session, inputs)));
   // PostgreSQL's geo index (a column of the row) is written by CREATE_BATCH itself; SQLite's is an R*Tree of its own.
   if (adapter.name === 'sqlite') {
-    for (const c of created) await adapter.indexPosition(trx, c.seq, c.position.longitude, c.position.latitude, c.input.asset.urn.site !== EXPERIMENTERS_SITE);
+    await adapter.indexPositions(trx, created.map((c) => ({ seq: c.seq, ...c.position, city: c.input.asset.urn.site !== EXPERIMENTERS_SITE })));
   }
   return outcomes;
 }
@@ -434,7 +434,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
       found.push(true);
     }
 
-    const moved: Array<{ seq: number; latitude: number; longitude: number; city: boolean }> = [];
+    const moved: IndexedPosition[] = [];
     if (session.dialect === 'postgres') {
       const changed = [...assets.values()].filter((a) => a.changed);
       await WRITE_STATES_AND_READINGS.run(session, [
@@ -463,7 +463,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     }
     return { found, moved };
   });
-  for (const m of done.moved) await adapter.indexPosition(trx, m.seq, m.longitude, m.latitude, m.city);
+  if (done.moved.length > 0) await adapter.indexPositions(trx, done.moved);
   return done.found;
 }
 

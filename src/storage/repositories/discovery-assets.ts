@@ -8,7 +8,9 @@ import type { GeoArea } from '../../domain/geo-query.js';
 import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
-import { attributeTextContains, cityAssetsInCircle, containsPattern, filterColumn, idStartsWith, positionMayBeIn, spatialSource } from '../dialects/discovery.js';
+import {
+  attributeTextContains, cityAssetSeqsInCircle, containsPattern, filterColumn, idStartsWith, positionMayBeIn, seqIn, spatialSource,
+} from '../dialects/discovery.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { AssetTable, Database } from '../schema.js';
@@ -288,20 +290,41 @@ export function countedByPositions(criteria: AssetCriteria): boolean {
 }
 
 /**
+ * The seqs of the first `limit` assets the criteria select, in the order of
+ * the index of live city positions, read from that index alone; undefined
+ * when that index cannot answer (countedByPositions, or a circle too wide).
+ */
+async function cityAssetSeqs(store: Store, criteria: AssetCriteria, limit: number): Promise<number[] | undefined> {
+  const circle = criteria.area?.circle;
+  if (!circle || !countedByPositions(criteria)) return undefined;
+  const query = cityAssetSeqsInCircle(store.dialect, circle, (lat, lon) => haversineSql(circle.centre, lat, lon), limit);
+  return query && (await query.execute(store.read)).rows.map((r) => Number(r.seq));
+}
+
+/**
+ * A page of the assets the criteria select in the order of the index of live
+ * city positions, and how many there are when that index holds at most `cap`
+ * of them (or the page reaches their end): the index alone decides which
+ * assets, and only the page's own rows are read. Undefined when that index
+ * cannot answer.
+ */
+export async function pageOfCityAssets(store: Store, criteria: AssetCriteria, page: Page, cap: number): Promise<{ items: AssetSummary[]; total: number | undefined } | undefined> {
+  const reach = Math.max(page.offset + page.limit, cap + 1);
+  const seqs = await cityAssetSeqs(store, criteria, reach);
+  if (!seqs) return undefined;
+  const items = (await rowsBySeq(store, seqs.slice(page.offset, page.offset + page.limit), false)).map(toSummary);
+  return { items, total: seqs.length < reach ? seqs.length : undefined };
+}
+
+/**
  * How many assets the criteria select (the counters answer when they can,
  * without a scan). With `cap`, counting stops past `cap` matches and the
  * answer is undefined: the exact total would cost a read of every match.
  */
 export async function countAssets(store: Store, criteria: AssetCriteria, cap?: number): Promise<number | undefined> {
   if (countedByCounters(criteria)) return countFromCounters(store, criteria);
-  const circle = criteria.area?.circle;
-  if (cap !== undefined && circle && countedByPositions(criteria)) {
-    const query = cityAssetsInCircle(store.dialect, circle, (lat, lon) => haversineSql(circle.centre, lat, lon), cap + 1);
-    if (query) {
-      const n = Number((await query.execute(store.read)).rows[0]?.n ?? 0);
-      return n > cap ? undefined : n;
-    }
-  }
+  const seqs = cap !== undefined ? await cityAssetSeqs(store, criteria, cap + 1) : undefined;
+  if (cap !== undefined && seqs) return seqs.length > cap ? undefined : seqs.length;
   if (cap !== undefined) {
     const matches = baseQuery(store, criteria, false, true).clearSelect().select(sql<number>`1`.as('one')).limit(cap + 1);
     const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
@@ -415,12 +438,19 @@ export async function recentReadings(store: Store, seq: number, page: Page): Pro
   return rows.map((r) => ({ name: r.attr_name, type: r.attr_type, value: r.attr_value, receivedAt: Number(r.recv_time) }));
 }
 
+/** The rows of live assets by seq, in the order of `seqs` (one statement, whatever their number). */
+async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: false): Promise<SummaryRow[]>;
+async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: true): Promise<DetailRow[]>;
+async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<SummaryRow[]> {
+  if (seqs.length === 0) return [];
+  let query = store.read.selectFrom('assets').select(SUMMARY_COLUMNS);
+  if (withAttributes) query = query.select('assets.attrs') as typeof query;
+  const rows = await query.where(seqIn(store.dialect, seqs)).where('assets.deleted_at', 'is', null).execute() as SummaryRow[];
+  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
+  return seqs.flatMap((s) => bySeq.get(s) ?? []);
+}
+
 /** Live assets by seq, with their attributes, in the order of `seqs`. */
 export async function assetDetailsBySeq(store: Store, seqs: number[]): Promise<AssetDetail[]> {
-  if (seqs.length === 0) return [];
-  const rows = await store.read.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs')
-    .where('assets.seq', 'in', seqs).where('assets.deleted_at', 'is', null)
-    .execute();
-  const bySeq = new Map((rows as DetailRow[]).map((r) => [Number(r.seq), { ...toSummary(r), attrs: r.attrs }]));
-  return seqs.flatMap((s) => bySeq.get(s) ?? []);
+  return (await rowsBySeq(store, seqs, true)).map((r) => ({ ...toSummary(r), attrs: r.attrs }));
 }
