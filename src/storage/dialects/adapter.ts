@@ -30,7 +30,7 @@ export interface DialectAdapter {
   readonly beginSql: string;
   /** Keeps the geo indexes in step with the positions of live assets (created or moved). */
   indexPositions(db: Executor, positions: readonly IndexedPosition[]): Promise<void>;
-  /** Takes a deleted asset out of the index of live city positions. */
+  /** Takes a deleted asset out of the indexes of live positions. */
   unindexPosition(db: Executor, seq: number): Promise<void>;
   /** Asset seqs whose position lies inside the box (index-only prefilter). */
   seqsInBox(db: Executor, box: GeoBox): Promise<number[]>;

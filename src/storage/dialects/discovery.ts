@@ -34,14 +34,23 @@ function geodesicBox(box: Box): Box {
 const MAX_INDEXED_SPAN = 90;
 
 /**
+ * SQLite: the seqs `id` of the live assets whose position the R*Trees (one of
+ * city assets, one of the experimenters') may hold in the box.
+ */
+export function sqlitePositionsInBox(box: Box): RawBuilder<{ id: number }> {
+  const inBox = sql`min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat}`;
+  return sql<{ id: number }>`select id from city_positions where ${inBox} union all select id from experiment_positions where ${inBox}`;
+}
+
+/**
  * The asset's indexed position may lie in the box (an index prefilter: it may
  * let through a few positions outside, never leave out one inside).
  */
 export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool> {
   if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return sql<SqlBool>`true`;
   if (dialect === 'sqlite') {
-    // The R*Tree rounds its stored boxes outwards, so the plain comparison is already safe.
-    return sql<SqlBool>`assets.seq in (select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`;
+    // The R*Trees round their stored boxes outwards, so the plain comparison is already safe.
+    return sql<SqlBool>`assets.seq in (${sqlitePositionsInBox(box)})`;
   }
   const b = geodesicBox(box);
   return sql<SqlBool>`assets.geog && ST_MakeEnvelope(${b.minLon}, ${b.minLat}, ${b.maxLon}, ${b.maxLat}, 4326)::geography`;
@@ -56,7 +65,7 @@ export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool>
  */
 export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ id: number }, 'r'> | undefined {
   if (dialect !== 'sqlite' || box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
-  return sql<{ id: number }>`(select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat})`.as('r');
+  return sql<{ id: number }>`(${sqlitePositionsInBox(box)})`.as('r');
 }
 
 /** The haversine term of the distance from a circle's centre to the position (latitude, longitude), in SQL. */

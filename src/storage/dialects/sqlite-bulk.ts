@@ -73,10 +73,10 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
     },
     async finish() {
       for (const index of indexes) conn.exec(index.sql);
-      conn.prepare(`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat)
-        select seq, longitude, longitude, latitude, latitude from assets where seq >= ?`).run(firstSeq);
-      conn.prepare(`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat)
-        select seq, longitude, longitude, latitude, latitude from assets where seq >= ? and deleted_at is null and site <> 'experimenters'`).run(firstSeq);
+      for (const [tree, site] of [['city_positions', `<> 'experimenters'`], ['experiment_positions', `= 'experimenters'`]]) {
+        conn.prepare(`insert or replace into ${tree} (id, min_lon, max_lon, min_lat, max_lat)
+          select seq, longitude, longitude, latitude, latitude from assets where seq >= ? and deleted_at is null and site ${site}`).run(firstSeq);
+      }
       conn.exec('analyze');
       conn.pragma('journal_mode = WAL');
     },

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
 import type { DialectAdapter, Executor, GeoBox, IndexedPosition } from './adapter.js';
+import { sqlitePositionsInBox } from './discovery.js';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -60,16 +61,18 @@ export const sqliteAdapter: DialectAdapter = {
     const values = (rows: readonly IndexedPosition[]) => sql.join(rows.map((p) => sql`(${p.seq}, ${p.longitude}, ${p.longitude}, ${p.latitude}, ${p.latitude})`));
     for (let i = 0; i < positions.length; i += POSITIONS_PER_STATEMENT) {
       const rows = positions.slice(i, i + POSITIONS_PER_STATEMENT);
-      await sql`insert or replace into assets_rtree (id, min_lon, max_lon, min_lat, max_lat) values ${values(rows)}`.execute(db);
       const city = rows.filter((p) => p.city);
+      const experiment = rows.filter((p) => !p.city);
       if (city.length > 0) await sql`insert or replace into city_positions (id, min_lon, max_lon, min_lat, max_lat) values ${values(city)}`.execute(db);
+      if (experiment.length > 0) await sql`insert or replace into experiment_positions (id, min_lon, max_lon, min_lat, max_lat) values ${values(experiment)}`.execute(db);
     }
   },
   async unindexPosition(db: Executor, seq: number) {
     await sql`delete from city_positions where id = ${seq}`.execute(db);
+    await sql`delete from experiment_positions where id = ${seq}`.execute(db);
   },
   async seqsInBox(db: Executor, box: GeoBox) {
-    const result = await sql<{ id: number }>`select id from assets_rtree where min_lon <= ${box.maxLon} and max_lon >= ${box.minLon} and min_lat <= ${box.maxLat} and max_lat >= ${box.minLat}`.execute(db);
+    const result = await sqlitePositionsInBox(box).execute(db);
     return result.rows.map((r) => r.id);
   },
   isUniqueViolation(error: unknown) {
