@@ -53,6 +53,21 @@ describeEachStore('discovery geo', (platform) => {
     }
   });
 
+  it('answers geo searches that arrive together each with its own assets', async () => {
+    const random = lcg(11);
+    const areas = Array.from({ length: 12 }, (_, i) => {
+      const centre = { latitude: SANTANDER.latitude + (random() - 0.5) * 0.04, longitude: SANTANDER.longitude + (random() - 0.5) * 0.05 };
+      return { centre, km: [0.3, 0.6, 1][i % 3] as number };
+    });
+    const got = await Promise.all(areas.map(({ centre, km }) => geoIds(`lat=${centre.latitude}&long=${centre.longitude}&radius=${km}&km=true`)));
+    got.forEach(({ ids, total }, i) => {
+      const { centre, km } = areas[i]!;
+      const expected = open.filter((a) => within(a, centre, kmToRadians(km))).map((a) => a.id);
+      assert.deepEqual(sorted(ids), sorted(expected), `area ${i}`);
+      assert.equal(total, expected.length);
+    });
+  });
+
   it('reads the radius in radians without km, 1 km by default, and the whole world for huge radii', async () => {
     const radians = 0.0005;
     const inRadians = await geoIds(`lat=${SANTANDER.latitude}&long=${SANTANDER.longitude}&radius=${radians}`);

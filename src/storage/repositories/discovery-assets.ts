@@ -389,34 +389,38 @@ const ASSET_DETAIL = new PreparedQuery<[id: string], DetailRow>(1, (db, [id]) =>
 const ASSET_DETAILS = new PreparedQuery<[ids: readonly string[]], DetailRow>(1, (db, [ids]) =>
   db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where('assets.id', '=', sql<string>`any(${ids})`).where('assets.deleted_at', 'is', null));
 
-/** At most this many lookups share a statement. */
-const MAX_LOOKUPS_TOGETHER = 256;
+/** At most this many rows are read by one shared statement. */
+const MAX_READ_TOGETHER = 256;
 
 /**
- * On PostgreSQL, the lookups of the requests that arrive in one turn of the
- * event loop go to the server as one statement. Each round trip costs this
- * process a socket write that wakes the database, which took more of its time
- * than everything else a lookup does. Nothing is kept between turns: every
- * lookup reads the store after its request arrived.
+ * On PostgreSQL, the reads of one kind (an asset by id, a page's rows by seq)
+ * that the requests arriving in one turn of the event loop make go to the
+ * server as one statement. Each round trip costs this process a socket write
+ * that wakes the database, which took more of its time than everything else
+ * such a read does. Nothing is kept between turns: every read reaches the
+ * store after its request arrived.
  */
-const lookupsTogether = new WeakMap<Store, DataLoader<string, DetailRow | undefined>>();
-
-function lookupTogether(store: Store): DataLoader<string, DetailRow | undefined> {
-  let loader = lookupsTogether.get(store);
+function readTogether<K, V>(
+  loaders: WeakMap<Store, DataLoader<K, V | undefined>>, store: Store, read: (keys: readonly K[]) => Promise<Map<K, V>>,
+): DataLoader<K, V | undefined> {
+  let loader = loaders.get(store);
   if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const rows = await readPrepared(store, ASSET_DETAILS, [ids]);
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.map((id) => byId.get(id));
-    }, { cache: false, maxBatchSize: MAX_LOOKUPS_TOGETHER, batchScheduleFn: (run) => setImmediate(run) });
-    lookupsTogether.set(store, loader);
+    loader = new DataLoader(async (keys: readonly K[]) => {
+      const found = await read(keys);
+      return keys.map((k) => found.get(k));
+    }, { cache: false, maxBatchSize: MAX_READ_TOGETHER, batchScheduleFn: (run) => setImmediate(run) });
+    loaders.set(store, loader);
   }
   return loader;
 }
 
+const detailsById = new WeakMap<Store, DataLoader<string, DetailRow | undefined>>();
+
 /** A live asset by id, with its attributes (visibility is the caller's to judge). */
 export async function findAssetDetail(store: Store, id: string): Promise<AssetDetail | undefined> {
-  const row = store.dialect === 'postgres' ? await lookupTogether(store).load(id) : (await readPrepared(store, ASSET_DETAIL, [id]))[0];
+  const row = store.dialect === 'postgres'
+    ? await readTogether(detailsById, store, async (ids) => new Map((await readPrepared(store, ASSET_DETAILS, [ids])).map((r) => [r.id, r]))).load(id)
+    : (await readPrepared(store, ASSET_DETAIL, [id]))[0];
   return row && { ...toSummary(row), attrs: row.attrs };
 }
 
@@ -438,15 +442,26 @@ export async function recentReadings(store: Store, seq: number, page: Page): Pro
   return rows.map((r) => ({ name: r.attr_name, type: r.attr_type, value: r.attr_value, receivedAt: Number(r.recv_time) }));
 }
 
-/** The rows of live assets by seq, in the order of `seqs` (one statement, whatever their number). */
+/** The rows of live assets by seq, by seq (one statement, whatever their number). */
+async function readRowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<Map<number, SummaryRow>> {
+  let query = store.read.selectFrom('assets').select(SUMMARY_COLUMNS);
+  if (withAttributes) query = query.select('assets.attrs') as typeof query;
+  const rows = await query.where(seqIn(store.dialect, seqs)).where('assets.deleted_at', 'is', null).execute() as SummaryRow[];
+  return new Map(rows.map((r) => [Number(r.seq), r]));
+}
+
+const summariesBySeq = new WeakMap<Store, DataLoader<number, SummaryRow | undefined>>();
+
+/** The rows of live assets by seq, in the order of `seqs`. */
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: false): Promise<SummaryRow[]>;
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: true): Promise<DetailRow[]>;
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<SummaryRow[]> {
   if (seqs.length === 0) return [];
-  let query = store.read.selectFrom('assets').select(SUMMARY_COLUMNS);
-  if (withAttributes) query = query.select('assets.attrs') as typeof query;
-  const rows = await query.where(seqIn(store.dialect, seqs)).where('assets.deleted_at', 'is', null).execute() as SummaryRow[];
-  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
+  if (store.dialect === 'postgres' && !withAttributes) {
+    const loader = readTogether(summariesBySeq, store, (keys) => readRowsBySeq(store, keys, false));
+    return (await Promise.all(seqs.map((s) => loader.load(s)))).filter((r) => r !== undefined);
+  }
+  const bySeq = await readRowsBySeq(store, seqs, withAttributes);
   return seqs.flatMap((s) => bySeq.get(s) ?? []);
 }
 
