@@ -1,5 +1,5 @@
 import { sql, type AliasedRawBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { circleBox, EARTH_RADIUS_M, haversineBound, type Box, type Circle } from '../../domain/geo.js';
+import { circleBox, DEG, EARTH_RADIUS_M, haversineBound, type Box, type Circle, type Point } from '../../domain/geo.js';
 import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 
 /**
@@ -68,8 +68,20 @@ export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ i
   return sql<{ id: number }>`(${sqlitePositionsInBox(box)})`.as('r');
 }
 
+/** A circle's centre as the haversine needs it: latitude and longitude in radians, and the latitude's cosine. */
+export interface CentreTerms {
+  phi: number | RawBuilder<number>;
+  cosPhi: number | RawBuilder<number>;
+  lambda: number | RawBuilder<number>;
+}
+
 /** The haversine term of the distance from a circle's centre to the position (latitude, longitude), in SQL. */
-export type HaversineSql = (latitude: RawBuilder<number>, longitude: RawBuilder<number>) => RawBuilder<number>;
+export type HaversineSql = (centre: CentreTerms, latitude: RawBuilder<number>, longitude: RawBuilder<number>) => RawBuilder<number>;
+
+export const centreTerms = (centre: Point): CentreTerms => {
+  const phi = centre.latitude * DEG;
+  return { phi, cosPhi: Math.cos(phi), lambda: centre.longitude * DEG };
+};
 
 /**
  * More than single precision's rounding of a position in the R*Tree (under
@@ -78,32 +90,55 @@ export type HaversineSql = (latitude: RawBuilder<number>, longitude: RawBuilder<
  */
 const ROUNDING_SLACK = 5 / EARTH_RADIUS_M;
 
-/**
- * The seqs of the first `limit` live city assets in the circle, in the order
- * of the index of their positions (0600-city-positions), read from that index
- * alone; undefined where the circle is too wide for an index to help.
- */
-export function cityAssetSeqsInCircle(dialect: Dialect, circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ seq: number }> | undefined {
+/** Is the circle narrow enough for an index of positions to help? */
+export function indexableCircle(circle: Circle): boolean {
   const box = circleBox(circle);
-  if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
-  const bound = haversineBound(circle.radius);
-  const column = (name: string) => sql.ref<number>(name);
-  if (dialect === 'postgres') {
-    // Written as the index's own predicate, so that the planner can prove the index holds every match.
-    return sql<{ seq: number }>`select assets.seq from assets
-      where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}
-        and point(assets.longitude, assets.latitude) <@ box(point(${box.minLon - BOX_SLACK}, ${box.minLat - BOX_SLACK}), point(${box.maxLon + BOX_SLACK}, ${box.maxLat + BOX_SLACK}))
-        and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound}
-      limit ${limit}`;
-  }
+  return box.maxLon - box.minLon <= MAX_INDEXED_SPAN && box.maxLat - box.minLat <= MAX_INDEXED_SPAN;
+}
+
+/**
+ * SQLite: the seqs of the first `limit` live city assets in the (indexable)
+ * circle, in the order of their R*Tree (0600-city-positions), read from that
+ * tree alone.
+ */
+export function sqliteCityAssetSeqsInCircle(circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ seq: number }> {
+  const box = circleBox(circle);
+  const centre = centreTerms(circle.centre);
   // The R*Tree keeps rounded boxes: their centre decides, except near the edge, where the row's exact position does.
-  const rounded = haversine(sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
+  const rounded = haversine(centre, sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
   return sql<{ seq: number }>`select r.id as seq from city_positions r
     where r.min_lon <= ${box.maxLon} and r.max_lon >= ${box.minLon} and r.min_lat <= ${box.maxLat} and r.max_lat >= ${box.minLat}
       and (${rounded} <= ${haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK))}
         or (${rounded} <= ${haversineBound(circle.radius + ROUNDING_SLACK)}
-          and exists (select 1 from assets where assets.seq = r.id and ${haversine(column('assets.latitude'), column('assets.longitude'))} <= ${bound})))
+          and exists (select 1 from assets where assets.seq = r.id and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= ${haversineBound(circle.radius)})))
     limit ${limit}`;
+}
+
+/**
+ * PostgreSQL: for each (indexable) circle, the seqs of its first `limit` live
+ * city assets in the order of their index (0600-city-positions), read from
+ * that index alone, all in one statement (the searches of requests that
+ * arrive together); `i` is the circle's place in `circles`, `n` the seq's
+ * place in its circle's order.
+ */
+export function postgresCityAssetSeqsInCircles(
+  circles: ReadonlyArray<{ circle: Circle; limit: number }>, haversine: HaversineSql,
+): RawBuilder<{ i: number; seq: number; n: number }> {
+  const boxes = circles.map(({ circle }) => circleBox(circle));
+  const column = <T>(f: (c: { circle: Circle; limit: number }, box: Box) => T): T[] => circles.map((c, k) => f(c, boxes[k] as Box));
+  const centre = { phi: sql.ref<number>('q.phi'), cosPhi: sql.ref<number>('q.cos_phi'), lambda: sql.ref<number>('q.lambda') };
+  // The conditions repeat the index's own predicate, so that the planner can prove the index holds every match.
+  return sql<{ i: number; seq: number; n: number }>`select q.i, s.seq, s.n
+    from unnest(${circles.map((_, k) => k)}::int4[], ${column((_, b) => b.minLon - BOX_SLACK)}::float8[], ${column((_, b) => b.minLat - BOX_SLACK)}::float8[],
+      ${column((_, b) => b.maxLon + BOX_SLACK)}::float8[], ${column((_, b) => b.maxLat + BOX_SLACK)}::float8[],
+      ${column((c) => centreTerms(c.circle.centre).phi)}::float8[], ${column((c) => centreTerms(c.circle.centre).cosPhi)}::float8[],
+      ${column((c) => centreTerms(c.circle.centre).lambda)}::float8[], ${column((c) => haversineBound(c.circle.radius))}::float8[], ${column((c) => c.limit)}::int4[])
+      as q(i, min_lon, min_lat, max_lon, max_lat, phi, cos_phi, lambda, bound, lim)
+    cross join lateral (select assets.seq, row_number() over () as n from assets
+      where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}
+        and point(assets.longitude, assets.latitude) <@ box(point(q.min_lon, q.min_lat), point(q.max_lon, q.max_lat))
+        and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= q.bound
+      limit q.lim) s`;
 }
 
 /** Live assets of the given seqs, any order: SQLite reads a JSON array, PostgreSQL an array. */

@@ -1,15 +1,16 @@
 import DataLoader from 'dataloader';
-import { sql, type Expression, type RawBuilder, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { segmentsOfPrefix, type AssetSelection, type Ordering, type Page } from '../../domain/asset-listing.js';
 import {
-  circleBox, coversSphere, DEG, haversineBound, ringBox, ringEdges, type Box, type Circle, type Point, type Ring,
+  circleBox, coversSphere, haversineBound, ringBox, ringEdges, type Box, type Circle, type Point, type Ring,
 } from '../../domain/geo.js';
 import type { GeoArea } from '../../domain/geo-query.js';
 import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import {
-  attributeTextContains, cityAssetSeqsInCircle, containsPattern, filterColumn, idStartsWith, positionMayBeIn, seqIn, spatialSource,
+  attributeTextContains, centreTerms, containsPattern, filterColumn, idStartsWith, indexableCircle, positionMayBeIn, postgresCityAssetSeqsInCircles, seqIn,
+  spatialSource, sqliteCityAssetSeqsInCircle, type HaversineSql,
 } from '../dialects/discovery.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
@@ -77,11 +78,13 @@ const toSummary = (r: SummaryRow): AssetSummary => ({
   recordedAt: Number(r.recorded_at), lastReadingAt: Number(r.last_reading_at),
 });
 
-/** The haversine term of the distance from `centre` to a position (the asset's by default), in SQL; the same arithmetic as domain/geo.ts. */
-function haversineSql(centre: Point, latitude: RawBuilder<number> = sql.ref('assets.latitude'), longitude: RawBuilder<number> = sql.ref('assets.longitude')) {
-  const phi1 = centre.latitude * DEG;
-  const lambda1 = centre.longitude * DEG;
-  return sql<number>`(power(sin((radians(${latitude}) - ${phi1}) / 2), 2) + ${Math.cos(phi1)} * cos(radians(${latitude})) * power(sin((radians(${longitude}) - ${lambda1}) / 2), 2))`;
+/** The haversine term of the distance from a centre to a position, in SQL; the same arithmetic as domain/geo.ts. */
+const haversineTermSql: HaversineSql = (c, latitude, longitude) =>
+  sql<number>`(power(sin((radians(${latitude}) - ${c.phi}) / 2), 2) + ${c.cosPhi} * cos(radians(${latitude})) * power(sin((radians(${longitude}) - ${c.lambda}) / 2), 2))`;
+
+/** The haversine term of the distance from `centre` to the asset. */
+function haversineSql(centre: Point) {
+  return haversineTermSql(centreTerms(centre), sql.ref('assets.latitude'), sql.ref('assets.longitude'));
 }
 
 function insideCircleSql(dialect: Store['dialect'], circle: Circle, prefiltered: boolean): Expression<SqlBool> | undefined {
@@ -296,9 +299,22 @@ export function countedByPositions(criteria: AssetCriteria): boolean {
  */
 async function cityAssetSeqs(store: Store, criteria: AssetCriteria, limit: number): Promise<number[] | undefined> {
   const circle = criteria.area?.circle;
-  if (!circle || !countedByPositions(criteria)) return undefined;
-  const query = cityAssetSeqsInCircle(store.dialect, circle, (lat, lon) => haversineSql(circle.centre, lat, lon), limit);
-  return query && (await query.execute(store.read)).rows.map((r) => Number(r.seq));
+  if (!circle || !countedByPositions(criteria) || !indexableCircle(circle)) return undefined;
+  if (store.dialect === 'postgres') return readTogether(cityScans, store, (scans) => scanCitiesTogether(store, scans)).load({ circle, limit });
+  return (await sqliteCityAssetSeqsInCircle(circle, haversineTermSql, limit).execute(store.read)).rows.map((r) => Number(r.seq));
+}
+
+type CityScan = { circle: Circle; limit: number };
+const cityScans = new WeakMap<Store, DataLoader<CityScan, number[] | undefined>>();
+
+/** PostgreSQL: the walks of several circles in one statement, each circle's seqs in its own order. */
+async function scanCitiesTogether(store: Store, scans: readonly CityScan[]): Promise<Map<CityScan, number[]>> {
+  const rows = (await postgresCityAssetSeqsInCircles(scans, haversineTermSql).execute(store.read)).rows
+    .map((r) => ({ i: Number(r.i), seq: Number(r.seq), n: Number(r.n) }))
+    .sort((a, b) => a.i - b.i || a.n - b.n);
+  const out = new Map<CityScan, number[]>(scans.map((scan) => [scan, []]));
+  for (const r of rows) out.get(scans[r.i] as CityScan)?.push(r.seq);
+  return out;
 }
 
 /**
