@@ -28,7 +28,7 @@ export interface DialectAdapter {
   readonly name: 'sqlite' | 'postgres';
   /** Starts the write transaction of a batch (SQLite takes the write lock at once). */
   readonly beginSql: string;
-  /** Keeps the geo indexes in step with the positions of live assets (created or moved). */
+  /** Keeps the geo indexes in step with the positions of live assets (created or moved), where they are not on the row itself. */
   indexPositions(db: Executor, positions: readonly IndexedPosition[]): Promise<void>;
   /** Takes a deleted asset out of the indexes of live positions. */
   unindexPosition(db: Executor, seq: number): Promise<void>;

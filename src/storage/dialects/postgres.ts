@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
-import type { DialectAdapter, Executor, GeoBox, IndexedPosition } from './adapter.js';
+import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
 import { PreparingPool } from './postgres-statements.js';
 
 // BIGINT columns hold epoch milliseconds and counters: safe as JS numbers.
@@ -38,11 +38,8 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
   beginSql: 'begin',
-  async indexPositions(db: Executor, positions: readonly IndexedPosition[]) {
-    // The write statements set the geography column themselves; this serves writes that do not.
-    for (const p of positions) {
-      await sql`update assets set geog = ST_SetSRID(ST_MakePoint(${p.longitude}, ${p.latitude}), 4326)::geography where seq = ${p.seq}`.execute(db);
-    }
+  async indexPositions() {
+    // The geo indexes are on the row's own columns, which the statements that create or move an asset write.
   },
   async unindexPosition() {
     // The index of live city positions is partial on the row's own columns: it follows the delete by itself.

@@ -193,10 +193,7 @@ const positionOf = (asset: NewAsset, site: SiteState): Position => asset.positio
 export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: CreateInput[]): Promise<CreateOutcome[]> {
   const { outcomes, created } = await inSession(trx, adapter.name, (session) =>
     (session.dialect === 'postgres' ? createOnPostgres(session, inputs) : createOnSqlite(session, inputs)));
-  // PostgreSQL's geo index (a column of the row) is written by CREATE_BATCH itself; SQLite's is an R*Tree of its own.
-  if (adapter.name === 'sqlite') {
-    await adapter.indexPositions(trx, created.map((c) => ({ seq: c.seq, ...c.position, city: c.input.asset.urn.site !== EXPERIMENTERS_SITE })));
-  }
+  await adapter.indexPositions(trx, created.map((c) => ({ seq: c.seq, ...c.position, city: c.input.asset.urn.site !== EXPERIMENTERS_SITE })));
   return outcomes;
 }
 
