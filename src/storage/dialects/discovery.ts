@@ -33,6 +33,8 @@ function geodesicBox(box: Box): Box {
 /** Beyond this span (degrees) a box selects too much for an index to help, and geodesic edges get unwieldy. */
 const MAX_INDEXED_SPAN = 90;
 
+const indexable = (box: Box): boolean => box.maxLon - box.minLon <= MAX_INDEXED_SPAN && box.maxLat - box.minLat <= MAX_INDEXED_SPAN;
+
 /**
  * SQLite: the seqs `id` of the live assets whose position the R*Trees (one of
  * city assets, one of the experimenters') may hold in the box.
@@ -47,7 +49,7 @@ export function sqlitePositionsInBox(box: Box): RawBuilder<{ id: number }> {
  * let through a few positions outside, never leave out one inside).
  */
 export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool> {
-  if (box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return sql<SqlBool>`true`;
+  if (!indexable(box)) return sql<SqlBool>`true`;
   if (dialect === 'sqlite') {
     // The R*Trees round their stored boxes outwards, so the plain comparison is already safe.
     return sql<SqlBool>`assets.seq in (${sqlitePositionsInBox(box)})`;
@@ -64,7 +66,7 @@ export function positionMayBeIn(dialect: Dialect, box: Box): RawBuilder<SqlBool>
  * it weigh every match) or the box is too wide.
  */
 export function spatialSource(dialect: Dialect, box: Box): AliasedRawBuilder<{ id: number }, 'r'> | undefined {
-  if (dialect !== 'sqlite' || box.maxLon - box.minLon > MAX_INDEXED_SPAN || box.maxLat - box.minLat > MAX_INDEXED_SPAN) return undefined;
+  if (dialect !== 'sqlite' || !indexable(box)) return undefined;
   return sql<{ id: number }>`(${sqlitePositionsInBox(box)})`.as('r');
 }
 
@@ -92,8 +94,7 @@ const ROUNDING_SLACK = 5 / EARTH_RADIUS_M;
 
 /** Is the circle narrow enough for an index of positions to help? */
 export function indexableCircle(circle: Circle): boolean {
-  const box = circleBox(circle);
-  return box.maxLon - box.minLon <= MAX_INDEXED_SPAN && box.maxLat - box.minLat <= MAX_INDEXED_SPAN;
+  return indexable(circleBox(circle));
 }
 
 /**
@@ -124,15 +125,15 @@ export function sqliteCityAssetSeqsInCircle(circle: Circle, haversine: Haversine
 export function postgresCityAssetSeqsInCircles(
   circles: ReadonlyArray<{ circle: Circle; limit: number }>, haversine: HaversineSql,
 ): RawBuilder<{ i: number; seq: number; n: number }> {
-  const boxes = circles.map(({ circle }) => circleBox(circle));
-  const column = <T>(f: (c: { circle: Circle; limit: number }, box: Box) => T): T[] => circles.map((c, k) => f(c, boxes[k] as Box));
+  const each = circles.map(({ circle, limit }) => ({ box: circleBox(circle), centre: centreTerms(circle.centre), bound: haversineBound(circle.radius), limit }));
+  const column = <T>(f: (c: (typeof each)[number]) => T): T[] => each.map(f);
   const centre = { phi: sql.ref<number>('q.phi'), cosPhi: sql.ref<number>('q.cos_phi'), lambda: sql.ref<number>('q.lambda') };
   // The conditions repeat the index's own predicate, so that the planner can prove the index holds every match.
   return sql<{ i: number; seq: number; n: number }>`select q.i, s.seq, s.n
-    from unnest(${circles.map((_, k) => k)}::int4[], ${column((_, b) => b.minLon - BOX_SLACK)}::float8[], ${column((_, b) => b.minLat - BOX_SLACK)}::float8[],
-      ${column((_, b) => b.maxLon + BOX_SLACK)}::float8[], ${column((_, b) => b.maxLat + BOX_SLACK)}::float8[],
-      ${column((c) => centreTerms(c.circle.centre).phi)}::float8[], ${column((c) => centreTerms(c.circle.centre).cosPhi)}::float8[],
-      ${column((c) => centreTerms(c.circle.centre).lambda)}::float8[], ${column((c) => haversineBound(c.circle.radius))}::float8[], ${column((c) => c.limit)}::int4[])
+    from unnest(${circles.map((_, k) => k)}::int4[], ${column((c) => c.box.minLon - BOX_SLACK)}::float8[], ${column((c) => c.box.minLat - BOX_SLACK)}::float8[],
+      ${column((c) => c.box.maxLon + BOX_SLACK)}::float8[], ${column((c) => c.box.maxLat + BOX_SLACK)}::float8[],
+      ${column((c) => c.centre.phi)}::float8[], ${column((c) => c.centre.cosPhi)}::float8[], ${column((c) => c.centre.lambda)}::float8[],
+      ${column((c) => c.bound)}::float8[], ${column((c) => c.limit)}::int4[])
       as q(i, min_lon, min_lat, max_lon, max_lat, phi, cos_phi, lambda, bound, lim)
     cross join lateral (select assets.seq, row_number() over () as n from assets
       where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}

@@ -339,9 +339,9 @@ export async function pageOfCityAssets(store: Store, criteria: AssetCriteria, pa
  */
 export async function countAssets(store: Store, criteria: AssetCriteria, cap?: number): Promise<number | undefined> {
   if (countedByCounters(criteria)) return countFromCounters(store, criteria);
-  const seqs = cap !== undefined ? await cityAssetSeqs(store, criteria, cap + 1) : undefined;
-  if (cap !== undefined && seqs) return seqs.length > cap ? undefined : seqs.length;
   if (cap !== undefined) {
+    const seqs = await cityAssetSeqs(store, criteria, cap + 1);
+    if (seqs) return seqs.length > cap ? undefined : seqs.length;
     const matches = baseQuery(store, criteria, false, true).clearSelect().select(sql<number>`1`.as('one')).limit(cap + 1);
     const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     const n = Number(row?.n ?? 0);
