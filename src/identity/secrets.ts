@@ -3,9 +3,15 @@ import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
 
-/** A random 256-bit client secret, URL-safe. */
-export function newSecret(): string {
-  return randomBytes(32).toString('base64url');
+/**
+ * A random 256-bit client secret, URL-safe. It never starts with '-': `opencity token <client> <secret>`
+ * and other command lines would read such a secret as an option.
+ */
+export function newSecret(draw: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const secret = draw(32).toString('base64url');
+    if (!secret.startsWith('-')) return secret;
+  }
 }
 
 /** Random secrets need no slow KDF: a SHA-256 digest is as strong and keeps grants fast. */

@@ -84,7 +84,8 @@ for (const kind of STORES) {
     });
 
     it('token refuses wrong credentials with exit code 1', async () => {
-      for (const args of [['token', 'cli-tool', 'wrong-secret'], ['token', 'no-such-client', secret]]) {
+      // After `--`, a secret that starts with a dash is a secret, not an option.
+      for (const args of [['token', 'cli-tool', 'wrong-secret'], ['token', 'no-such-client', secret], ['token', 'cli-tool', '--', '-wrong-secret']]) {
         const run = await opencity(db.url, args);
         assert.equal(run.code, 1);
         assert.equal(run.stdout, '');
