@@ -354,6 +354,37 @@ describeEachStore('datasource interface', (platform) => {
     assert.deepEqual(noise, Array.from({ length: 1250 }, (_, i) => String(i)));
   });
 
+  it('merges the readings of an asset with more attributes than one statement merges, in time and write order', async () => {
+    const id = 'urn:oc:entity:santander:environmental:fixed:many';
+    const start = T0 + 86_400_000 * 40;
+    const names = Array.from({ length: 70 }, (_, i) => `a${String(i).padStart(2, '0')}`);
+    const expected: Array<[string, string, string]> = [];
+    const push = async (k: number, subset: string[]) => {
+      // every fifth push shares its receive time with the previous one: ties keep write order
+      const t = start + (k - Math.floor(k / 5)) * 1000;
+      const attrs = Object.fromEntries(subset.map((n) => [n, { type: 'urn:oc:attributeType:level', value: `${n}-${k}` }]));
+      if (k === 0) await santander.create(id, attrs, t);
+      else await santander.update(id, attrs, t);
+      expected.push([iso(t), 'TimeInstant', iso(t)], ...subset.map((n): [string, string, string] => [iso(t), n, `${n}-${k}`]));
+    };
+    await push(0, names);
+    for (let k = 1; k <= 30; k++) await push(k, [names[(k * 7) % 70]!, names[(k * 13 + 5) % 70]!, names[69 - k]!]);
+    const shape = (r: Reading): [string, string, string] => [r.recvTime, r.attrName, r.attrValue];
+    for (const limit of [1000, 37]) {
+      const seen: Reading[] = [];
+      for (let offset = 0; ; offset += limit) {
+        const page = (await json(`/datasource/${id}/readings?limit=${limit}&offset=${offset}`)).readings as Reading[];
+        seen.push(...page);
+        if (page.length < limit) break;
+      }
+      assert.deepEqual(seen.map(shape), expected);
+    }
+    assert.deepEqual((await json(`/datasource/${id}/readings?lastN=50`)).readings.map(shape), expected.slice(-50));
+    const [from, to] = [iso(start + 8_000), iso(start + 15_000)];
+    assert.deepEqual((await json(`/datasource/${id}/readings?from=${from}&to=${to}`)).readings.map(shape), expected.filter(([t]) => t >= from && t <= to));
+    assert.deepEqual((await json(`/datasource/${id}/readings?from=${from}&to=${to}&lastN=4`)).readings.map(shape), expected.filter(([t]) => t >= from && t <= to).slice(-4));
+  });
+
   it('answers a range asked again as before, until a reading enters the range', async () => {
     const id = 'urn:oc:entity:santander:environmental:fixed:kept-1';
     const t1 = T0 + 86_400_000 * 100;

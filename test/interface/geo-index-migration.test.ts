@@ -35,7 +35,7 @@ for (const kind of STORES) {
           await sql`update assets set geog = ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography where seq = ${a.seq}`.execute(store.db);
         }
       }
-      assert.deepEqual(await store.migrate(), ['0600-city-positions']);
+      assert.equal((await store.migrate())[0], '0600-city-positions');
     });
     after(async () => {
       await store.close();

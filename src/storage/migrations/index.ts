@@ -6,6 +6,7 @@ import { permissionsLookups } from './0300-permissions.js';
 import { seedDictionaries } from './0400-seed-dictionaries.js';
 import { readingsHistoryIndex } from './0500-readings-history-index.js';
 import { cityPositions } from './0600-city-positions.js';
+import { readingsWithoutAssetTime } from './0700-readings-without-asset-time.js';
 
 export interface StoreMigration {
   name: string;
@@ -13,7 +14,7 @@ export interface StoreMigration {
 }
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime];
 
 export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
   return {

@@ -16,6 +16,7 @@ import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { AssetTable, Database } from '../schema.js';
 import type { Store } from '../store.js';
+import { mergedReadings } from './readings.js';
 
 /**
  * The read side of assets for discovery: which assets a request means
@@ -449,13 +450,8 @@ export interface RecentReading {
 
 /** The asset's readings, newest first. */
 export async function recentReadings(store: Store, seq: number, page: Page): Promise<RecentReading[]> {
-  const rows = await store.read.selectFrom('readings')
-    .select(['attr_name', 'attr_type', 'attr_value', 'recv_time'])
-    .where('asset_seq', '=', seq)
-    .orderBy('recv_time', 'desc').orderBy('seq', 'desc')
-    .limit(page.limit).offset(page.offset)
-    .execute();
-  return rows.map((r) => ({ name: r.attr_name, type: r.attr_type, value: r.attr_value, receivedAt: Number(r.recv_time) }));
+  const rows = await mergedReadings(store, seq, undefined, 'desc', page);
+  return rows.map((r) => ({ name: r.attrName, type: r.attrType, value: r.attrValue, receivedAt: r.recvTime }));
 }
 
 /** The rows of live assets by seq, by seq (one statement, whatever their number). */

@@ -74,15 +74,56 @@ function filtered(db: Executor, filter: ReadingsFilter) {
  */
 export async function findReadings(store: Store, filter: ReadingsFilter, selection: Selection): Promise<ReadingRecord[]> {
   const only = filter.attrName;
+  if (only === undefined) {
+    const rows = selection.kind === 'page'
+      ? await mergedReadings(store, filter.assetSeq, filter.range, 'asc', selection)
+      : (await mergedReadings(store, filter.assetSeq, filter.range, 'desc', { limit: selection.count, offset: 0 })).reverse();
+    return rows.map(({ seq: _seq, ...reading }) => reading);
+  }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue'])
-    .$if(only === undefined, (qb) => qb.select('attr_name as attrName'));
+  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
   const rows = selection.kind === 'page'
     ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
     : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
-  if (only !== undefined) for (const r of rows) r.attrName = only;
+  for (const r of rows as ReadingRecord[]) r.attrName = only;
   return rows as ReadingRecord[];
+}
+
+/** The most per-attribute walks one statement merges (SQLite allows 500 arms in a compound select). */
+const MERGED_WALKS = 64;
+
+/**
+ * A page of the readings of every attribute of an asset, by receive time then
+ * write order, ascending or newest first. Each attribute's readings are one
+ * walk of readings_attr_history in that order; the walks are merged, so a
+ * page reads at most as many rows per attribute as it shows and skips.
+ * An asset with very many attributes is merged a group of walks at a time.
+ */
+export async function mergedReadings(
+  store: Store, assetSeq: number, range: TimeRange | undefined, direction: 'asc' | 'desc', page: { limit: number; offset: number },
+): Promise<Array<ReadingRecord & { seq: number }>> {
+  const names = await listRecordedAttributes(store, assetSeq);
+  if (names.length === 0 || page.limit === 0) return [];
+  const reach = page.offset + page.limit;
+  const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
+  const single = groups.length === 1;
+  const read = await Promise.all(groups.map(async (group) => {
+    const walks = group.map((attrName) => {
+      const walk = filtered(store.read, { assetSeq, attrName, range })
+        .select(['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue']);
+      // SQLite merges plain arms as they come from the index; PostgreSQL would read and sort them whole, unless each stops at the page's end.
+      const stopped = store.dialect === 'sqlite' ? walk : walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach);
+      return store.read.selectFrom(stopped.as('walk')).selectAll();
+    });
+    const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
+      .orderBy('recvTime', direction).orderBy('seq', direction);
+    const rows = await (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute();
+    return rows.map((r) => ({ ...r, recvTime: Number(r.recvTime), seq: Number(r.seq) }));
+  }));
+  if (single) return read[0]!;
+  const sign = direction === 'asc' ? 1 : -1;
+  return read.flat().sort((a, b) => sign * (a.recvTime - b.recvTime || a.seq - b.seq)).slice(page.offset, reach);
 }
 
 const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
