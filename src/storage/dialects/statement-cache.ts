@@ -1,5 +1,5 @@
 import type SQLite from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /**
  * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares
@@ -9,7 +9,7 @@ import type { SqliteDatabase } from 'kysely';
  * Safe because Kysely runs one query at a time per connection.
  */
 export function withStatementCache(conn: SQLite.Database, onClose?: () => void, limit = 1000): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => {
       onClose?.();
@@ -19,10 +19,46 @@ export function withStatementCache(conn: SQLite.Database, onClose?: () => void, 
       let statement = statements.get(sql);
       if (!statement) {
         if (statements.size >= limit) statements.clear();
-        statement = conn.prepare(sql);
+        statement = withRowShape(conn.prepare(sql));
         statements.set(sql, statement);
       }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+      return statement;
     },
   };
+}
+
+/**
+ * A statement that returns rows builds them from arrays, with a constructor
+ * made once for its columns. better-sqlite3 builds each row object one
+ * property at a time, which took half of what reading a page of 30 assets
+ * cost; a literal of fixed shape is built at once, and reads faster after.
+ */
+export function withRowShape(statement: SQLite.Statement): SqliteStatement {
+  if (!statement.reader) return statement as unknown as SqliteStatement;
+  statement.raw(true);
+  let row = rowConstructor(statement);
+  const shaped = (rows: unknown[][]): unknown[] => {
+    // SQLite recompiles a statement after a schema change, which may change its columns (select *).
+    if (rows.length > 0 && rows[0]!.length !== row.columns) row = rowConstructor(statement);
+    return rows.map(row);
+  };
+  return {
+    reader: true,
+    all: (parameters) => shaped(statement.all(...parameters) as unknown[][]),
+    run: (parameters) => statement.run(...parameters),
+    *iterate(parameters) {
+      for (const values of statement.iterate(...parameters) as IterableIterator<unknown[]>) yield shaped([values])[0];
+    },
+  };
+}
+
+type RowConstructor = ((values: unknown[]) => unknown) & { columns: number };
+
+function rowConstructor(statement: SQLite.Statement): RowConstructor {
+  const names = statement.columns().map((c) => c.name);
+  // Keys are the statement's column names, quoted by JSON.stringify; computed keys keep a column named __proto__ an own property.
+  const key = (n: string) => (n === '__proto__' ? `[${JSON.stringify(n)}]` : JSON.stringify(n));
+  const make = new Function('r', `return {${names.map((n, i) => `${key(n)}: r[${i}]`).join(', ')}};`) as RowConstructor;
+  make.columns = names.length;
+  return make;
 }
