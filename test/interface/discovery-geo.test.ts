@@ -12,6 +12,15 @@ const SANTANDER: Point = { latitude: 43.4623, longitude: -3.80998 };
 /** Brute force: is the asset within `radius` radians of `centre`? */
 const within = (a: SeededAsset, centre: Point, radius: number) => haversineTerm(centre, a) <= haversineBound(radius);
 
+/** The point `metres` from `centre` on the initial bearing `bearing` (degrees from north), on the sphere of EARTH_RADIUS_M. */
+function destination(centre: Point, metres: number, bearing: number): Point {
+  const d = metres / EARTH_RADIUS_M;
+  const [phi1, lambda1, theta] = [centre.latitude * DEG, centre.longitude * DEG, bearing * DEG];
+  const phi2 = Math.asin(Math.sin(phi1) * Math.cos(d) + Math.cos(phi1) * Math.sin(d) * Math.cos(theta));
+  const lambda2 = lambda1 + Math.atan2(Math.sin(theta) * Math.sin(d) * Math.cos(phi1), Math.cos(d) - Math.sin(phi1) * Math.sin(phi2));
+  return { latitude: phi2 / DEG, longitude: ((lambda2 / DEG + 540) % 360) - 180 };
+}
+
 /** Deterministic pseudo-random numbers (no flakiness). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -263,13 +272,7 @@ describeEachStore('discovery geo', (platform) => {
   it('counts an area right up to its edge, after creates, moves and deletes, and without experiment assets', async () => {
     const centre: Point = { latitude: 59.91, longitude: 10.75 };
     const radius = kmToRadians(0.5);
-    const at = (metres: number, bearing: number): Point => {
-      const d = metres / EARTH_RADIUS_M;
-      const [phi1, lambda1, theta] = [centre.latitude * DEG, centre.longitude * DEG, bearing * DEG];
-      const phi2 = Math.asin(Math.sin(phi1) * Math.cos(d) + Math.cos(phi1) * Math.sin(d) * Math.cos(theta));
-      const lambda2 = lambda1 + Math.atan2(Math.sin(theta) * Math.sin(d) * Math.cos(phi1), Math.cos(d) - Math.sin(phi1) * Math.sin(phi2));
-      return { latitude: phi2 / DEG, longitude: lambda2 / DEG };
-    };
+    const at = (metres: number, bearing: number): Point => destination(centre, metres, bearing);
     const place = (id: string, point: Point) => describeAsset(id, 'urn:oc:entityType:iotdevice', point.longitude, point.latitude, {
       location: { type: 'geo:json', value: { type: 'Point', coordinates: [point.longitude, point.latitude] } },
     }, p().clock.now());
@@ -307,5 +310,27 @@ describeEachStore('discovery geo', (platform) => {
     assert.equal(await total(), '31', 'moved out again');
     await pushAsset(p(), place(gone.id, at(499.9, 90)));
     assert.equal(await total(), '32', 'created again after its delete');
+  });
+
+  it('decides positions a metre either side of the edge exactly where single precision is coarsest', async () => {
+    // Near the antimeridian a float holds a longitude to 1.7 m at best; near the poles one degree of longitude is short.
+    for (const centre of [{ latitude: 0.3, longitude: 179.99 }, { latitude: 78.2, longitude: -179.95 }]) {
+      const tag = `c${Math.round(centre.latitude)}`;
+      const placed: SeededAsset[] = [];
+      for (const metres of [497.5, 498.5, 499.3, 499.7, 500.3, 500.7, 501.5, 502.5]) {
+        for (const bearing of [0, 60, 90, 150, 210, 270, 330]) {
+          const point = destination(centre, metres, bearing);
+          placed.push(await pushAsset(p(), describeAsset(`urn:oc:entity:aarhus:edge:${tag}:m${metres}:b${bearing}`, 'urn:oc:entityType:iotdevice', point.longitude, point.latitude, {
+            location: { type: 'geo:json', value: { type: 'Point', coordinates: [point.longitude, point.latitude] } },
+          }, p().clock.now())));
+        }
+      }
+      const area = `lat=${centre.latitude}&long=${centre.longitude}&radius=0.5&km=true`;
+      const expected = placed.filter((a) => within(a, centre, kmToRadians(0.5))).map((a) => a.id);
+      assert.equal(expected.length, 28);
+      assert.deepEqual(sorted((await geoIds(area)).ids), sorted(expected));
+      const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${area}&per=2` });
+      assert.equal(res.headers['x-total-count'], '28');
+    }
   });
 });

@@ -86,11 +86,14 @@ export const centreTerms = (centre: Point): CentreTerms => {
 };
 
 /**
- * More than single precision's rounding of a position in the R*Tree (under
- * 2 m), in radians: a rounded position this far inside or outside the circle
- * is inside or outside whatever its exact position.
+ * Twice what single precision's rounding can move a position in the R*Tree,
+ * in radians: a rounded position this far inside or outside the circle is
+ * inside or outside whatever its exact position. The R*Tree widens a point to
+ * the floats around it, so the centre of its box is within half a unit of the
+ * last place of each coordinate: 2^-18 degree of latitude up to 90 (0.42 m),
+ * 2^-17 degree of longitude up to 180 (0.85 m at the equator), under 1 m in all.
  */
-const ROUNDING_SLACK = 5 / EARTH_RADIUS_M;
+const ROUNDING_SLACK = 2 / EARTH_RADIUS_M;
 
 /** Is the circle narrow enough for an index of positions to help? */
 export function indexableCircle(circle: Circle): boolean {
