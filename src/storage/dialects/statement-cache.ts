@@ -37,17 +37,17 @@ export function withRowShape(statement: SQLite.Statement): SqliteStatement {
   if (!statement.reader) return statement as unknown as SqliteStatement;
   statement.raw(true);
   let row = rowConstructor(statement);
-  const shaped = (rows: unknown[][]): unknown[] => {
+  const shape = (values: unknown[]): unknown => {
     // SQLite recompiles a statement after a schema change, which may change its columns (select *).
-    if (rows.length > 0 && rows[0]!.length !== row.columns) row = rowConstructor(statement);
-    return rows.map(row);
+    if (values.length !== row.columns) row = rowConstructor(statement);
+    return row(values);
   };
   return {
     reader: true,
-    all: (parameters) => shaped(statement.all(...parameters) as unknown[][]),
+    all: (parameters) => (statement.all(...parameters) as unknown[][]).map(shape),
     run: (parameters) => statement.run(...parameters),
     *iterate(parameters) {
-      for (const values of statement.iterate(...parameters) as IterableIterator<unknown[]>) yield shaped([values])[0];
+      for (const values of statement.iterate(...parameters) as IterableIterator<unknown[]>) yield shape(values);
     },
   };
 }

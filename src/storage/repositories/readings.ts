@@ -75,10 +75,10 @@ function filtered(db: Executor, filter: ReadingsFilter) {
 export async function findReadings(store: Store, filter: ReadingsFilter, selection: Selection): Promise<ReadingRecord[]> {
   const only = filter.attrName;
   if (only === undefined) {
-    const rows = selection.kind === 'page'
-      ? await mergedReadings(store, filter.assetSeq, filter.range, 'asc', selection)
+    // The records keep the seq the merge ordered by: copying a thousand of them to drop it would cost more than it carries.
+    return selection.kind === 'page'
+      ? mergedReadings(store, filter.assetSeq, filter.range, 'asc', selection)
       : (await mergedReadings(store, filter.assetSeq, filter.range, 'desc', { limit: selection.count, offset: 0 })).reverse();
-    return rows.map(({ seq: _seq, ...reading }) => reading);
   }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
   const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
@@ -118,8 +118,7 @@ export async function mergedReadings(
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
       .orderBy('recvTime', direction).orderBy('seq', direction);
-    const rows = await (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute();
-    return rows.map((r) => ({ ...r, recvTime: Number(r.recvTime), seq: Number(r.seq) }));
+    return (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute();
   }));
   if (single) return read[0]!;
   const sign = direction === 'asc' ? 1 : -1;
