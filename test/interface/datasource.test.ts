@@ -78,6 +78,16 @@ describeEachStore('datasource interface', (platform) => {
     assert.ok(body.description.includes(mentions), `${body.description} should mention ${mentions}`);
   };
 
+  /** Every reading of the asset, page after page of `limit`. */
+  const everyPage = async (id: string, limit: number): Promise<Reading[]> => {
+    const seen: Reading[] = [];
+    for (let offset = 0; ; offset += limit) {
+      const page = (await json(`/datasource/${id}/readings?limit=${limit}&offset=${offset}`)).readings as Reading[];
+      seen.push(...page);
+      if (page.length < limit) return seen;
+    }
+  };
+
   let santander: Site;
   // Receive times of the four pushes of ASSET, 5 minutes apart, the third at a whole minute plus 30 s.
   const at = [T0, T0 + 300_000, T0 + 630_000, T0 + 900_000];
@@ -331,12 +341,7 @@ describeEachStore('datasource interface', (platform) => {
       else await santander.update(id, attrs(i), t);
     }
     for (const limit of [1000, 700]) {
-      const seen: Reading[] = [];
-      for (let offset = 0; ; offset += limit) {
-        const page = (await json(`/datasource/${id}/readings?limit=${limit}&offset=${offset}`)).readings as Reading[];
-        seen.push(...page);
-        if (page.length < limit) break;
-      }
+      const seen = await everyPage(id, limit);
       assert.equal(seen.length, 5000);
       // each update's four readings, in update order
       const temps = seen.filter((r) => r.attrName === 'temperature:ambient').map((r) => Number(r.attrValue));
@@ -371,13 +376,7 @@ describeEachStore('datasource interface', (platform) => {
     for (let k = 1; k <= 30; k++) await push(k, [names[(k * 7) % 70]!, names[(k * 13 + 5) % 70]!, names[69 - k]!]);
     const shape = (r: Reading): [string, string, string] => [r.recvTime, r.attrName, r.attrValue];
     for (const limit of [1000, 37]) {
-      const seen: Reading[] = [];
-      for (let offset = 0; ; offset += limit) {
-        const page = (await json(`/datasource/${id}/readings?limit=${limit}&offset=${offset}`)).readings as Reading[];
-        seen.push(...page);
-        if (page.length < limit) break;
-      }
-      assert.deepEqual(seen.map(shape), expected);
+      assert.deepEqual((await everyPage(id, limit)).map(shape), expected);
     }
     assert.deepEqual((await json(`/datasource/${id}/readings?lastN=50`)).readings.map(shape), expected.slice(-50));
     const [from, to] = [iso(start + 8_000), iso(start + 15_000)];
