@@ -1,4 +1,5 @@
-// Bundles the server and its CLI into one file, dist/bin/opencity.js, which
+// Bundles the server and its CLI into one file, dist/bin/opencity.js (and the
+// SQLite writer thread's module into dist/bin/sqlite-writer.js), which
 // `npm start`, `npm run demo` and the `opencity` command run. Node 20 resolves and
 // compiles each of the ~1,500 files of the server's dependency tree one by one
 // (kysely and TypeBox alone are several hundred); one file starts in a fraction
@@ -10,8 +11,12 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..');
 
 await build({
-  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-  outfile: join(root, 'dist', 'bin', 'opencity.js'),
+  entryPoints: {
+    opencity: join(root, 'src', 'cli', 'main.ts'),
+    // The SQLite writer thread's module, loaded by the server from beside it (src/storage/dialects/sqlite-writer-thread.ts).
+    'sqlite-writer': join(root, 'src', 'storage', 'dialects', 'sqlite-writer.ts'),
+  },
+  outdir: join(root, 'dist', 'bin'),
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -4,8 +4,7 @@ import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import {
-  createAssetRecords, deleteAssetRecord, findLiveAsset, updateAssetRecords,
-  type AssetChange, type CreateInput, type ReadingInput, type StoredAsset,
+  findLiveAsset, type AssetChange, type CreateInput, type ReadingInput, type StoredAsset,
 } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
@@ -48,8 +47,9 @@ const updates = new WeakMap<Store, WriteGroups<AssetChange, void>>();
 function createsOf(store: Store): WriteGroups<CreateInput, void> {
   let groups = creates.get(store);
   if (!groups) {
-    groups = new WriteGroups(store, async (trx, items) => {
-      const outcomes = await createAssetRecords(trx, store.adapter, items);
+    groups = new WriteGroups(async (take) => {
+      let items: CreateInput[] = [];
+      const outcomes = await store.writes.runOperation('createAssetRecords', (): [CreateInput[]] => [(items = take())]);
       return outcomes.map((outcome, i): ItemOutcome<void> => {
         if (outcome.kind === 'created') return { ok: true, value: undefined };
         if (outcome.kind === 'exists') return { ok: false, error: new AppError('ASSET_EXISTS') };
@@ -66,8 +66,8 @@ function createsOf(store: Store): WriteGroups<CreateInput, void> {
 function updatesOf(store: Store): WriteGroups<AssetChange, void> {
   let groups = updates.get(store);
   if (!groups) {
-    groups = new WriteGroups(store, async (trx, items) => {
-      const found = await updateAssetRecords(trx, store.adapter, items);
+    groups = new WriteGroups(async (take) => {
+      const found = await store.writes.runOperation('updateAssetRecords', (): [AssetChange[]] => [take()]);
       return found.map((ok): ItemOutcome<void> => (ok ? { ok: true, value: undefined } : { ok: false, error: new AppError('ASSET_NOT_FOUND') }));
     });
     updates.set(store, groups);
@@ -136,9 +136,7 @@ export async function deleteAsset(ctx: AppContext, siteId: string, assetId: stri
   const site = await requireSite(ctx, siteId);
   assertOwnAssetId(assetId, site.id);
   const now = ctx.clock.now();
-  await ctx.store.writes.run(async (trx) => {
-    if (!(await deleteAssetRecord(trx, ctx.store.adapter, assetId, options.type, now))) throw new AppError('ASSET_NOT_FOUND');
-  });
+  if (!(await ctx.store.writes.runOperation('deleteAssetRecord', (): [string, string | null, number] => [assetId, options.type ?? null, now]))) throw new AppError('ASSET_NOT_FOUND');
 }
 
 /** GET /v2/entities/{id}: the site's own live asset, as stored. */

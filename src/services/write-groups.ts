@@ -1,7 +1,3 @@
-import type { Store } from '../storage/store.js';
-
-type Trx = Parameters<Parameters<Store['writes']['run']>[0]>[0];
-
 /** What one item of a group came to: a value, or its own error (which wrote nothing). */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: Error };
 
@@ -13,6 +9,12 @@ interface Pending<I, O> {
 
 /** Items per write job at most; the rest wait for the next one. */
 const MAX_GROUP = 256;
+
+/**
+ * Writes a group: queues one write whose items are taken (`take`) only when
+ * it runs, and gives each item's outcome, in order.
+ */
+export type GroupWrite<I, O> = (take: () => I[]) => Promise<Array<ItemOutcome<O>>>;
 
 /**
  * Writes that fail only before they write anything (an unknown asset, a
@@ -29,10 +31,7 @@ export class WriteGroups<I, O> {
   private pending: Array<Pending<I, O>> = [];
   private submitted = false;
 
-  constructor(
-    private readonly store: Store,
-    private readonly write: (trx: Trx, items: I[]) => Promise<Array<ItemOutcome<O>>>,
-  ) {}
+  constructor(private readonly write: GroupWrite<I, O>) {}
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
@@ -45,12 +44,12 @@ export class WriteGroups<I, O> {
     this.submitted = true;
     let group: Array<Pending<I, O>> = [];
     let ran = false;
-    this.store.writes.run(async (trx) => {
+    this.write(() => {
       ran = true;
       group = this.pending.splice(0, MAX_GROUP);
       this.submitted = false;
       if (this.pending.length > 0) this.submitGroup();
-      return this.write(trx, group.map((p) => p.item));
+      return group.map((p) => p.item);
     }).then((outcomes) => {
       group.forEach((p, i) => {
         const outcome = outcomes[i];

@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectAdapter } from './dialects/adapter.js';
 import { openSqlite } from './dialects/sqlite.js';
+import type { WriterThread } from './dialects/sqlite-writer-thread.js';
 import { openPostgres } from './dialects/postgres.js';
 import { migrationProvider } from './migrations/index.js';
 import { WriteQueue } from './write-queue.js';
@@ -20,15 +21,16 @@ export class Store {
     readonly read: Kysely<Database>,
     readonly adapter: DialectAdapter,
     private readonly poolStats: () => { total: number; idle: number; waiting: number },
+    thread?: WriterThread,
   ) {
-    this.writes = new WriteQueue(db, adapter.beginSql);
+    this.writes = new WriteQueue(db, adapter, thread);
   }
 
   static open(databaseUrl: string): Store {
     if (databaseUrl.startsWith('sqlite:')) {
       const file = databaseUrl.slice('sqlite:'.length);
       const h = openSqlite(file);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }));
+      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread);
     }
     if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
       const h = openPostgres(databaseUrl);

@@ -1,10 +1,21 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DialectAdapter } from './dialects/adapter.js';
+import type { WriterThread } from './dialects/sqlite-writer-thread.js';
 import type { Database } from './schema.js';
+import { runOperation, type OperationArgs, type OperationResult, type WriteOperation } from './write-operations.js';
+
+/**
+ * Operations the writer thread may hold at once: one running and one waiting,
+ * so that it never waits for this thread between two of them.
+ */
+const THREAD_OPERATIONS_IN_FLIGHT = 2;
 
 export type WriteJob<T> = (trx: Transaction<Database>) => Promise<T>;
 
 interface Pending {
   job: WriteJob<unknown>;
+  /** Set when the store has a writer thread: the job runs there, as a transaction of its own. */
+  operation?: { name: WriteOperation; args: () => unknown[] };
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -20,12 +31,19 @@ export class WriteQueue {
   private pending: Pending[] = [];
   private running = false;
   private scheduled = false;
+  /** Operations sent to the writer thread and not yet answered. */
+  private inThread = 0;
+
+  private readonly beginSql: string;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly beginSql: string,
+    private readonly adapter: DialectAdapter,
+    private readonly thread?: WriterThread,
     private readonly maxBatch = 512,
-  ) {}
+  ) {
+    this.beginSql = adapter.beginSql;
+  }
 
   run<T>(job: WriteJob<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -34,24 +52,82 @@ export class WriteQueue {
     });
   }
 
-  /** Resolves once everything queued so far has been committed or rejected. */
-  async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.running) await new Promise((r) => setImmediate(r));
-  }
-
-  private schedule(): void {
-    if (this.running || this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
+  /**
+   * Runs a named write (./write-operations.ts) in its turn. Its arguments are
+   * taken only when it runs, so that a caller can keep adding to them while
+   * earlier writes commit. With a writer thread it runs there, whole, as a
+   * transaction of its own; otherwise it is a job like any other.
+   */
+  runOperation<K extends WriteOperation>(operation: K, args: () => OperationArgs<K>): Promise<OperationResult<K>> {
+    const job: WriteJob<OperationResult<K>> = (trx) => runOperation(trx, this.adapter, operation, args());
+    if (!this.thread) return this.run(job);
+    return new Promise<OperationResult<K>>((resolve, reject) => {
+      this.pending.push({ job: job as WriteJob<unknown>, operation: { name: operation, args }, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
     });
   }
 
+  /** Resolves once everything queued so far has been committed or rejected. */
+  async drain(): Promise<void> {
+    while (this.pending.length > 0 || this.running || this.inThread > 0) await new Promise((r) => setImmediate(r));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Starts whatever may start now: operations for the thread, up to its limit, or a batch of jobs. */
+  private pump(): void {
+    while (this.pending.length > 0 && !this.running) {
+      const first = this.pending[0] as Pending;
+      if (first.operation && this.thread) {
+        if (this.inThread >= THREAD_OPERATIONS_IN_FLIGHT) return;
+        this.pending.shift();
+        this.sendToThread(this.thread, first, first.operation);
+      } else {
+        // A batch of jobs runs alone: after the thread's operations, before the next ones.
+        if (this.inThread > 0) return;
+        void this.flush();
+      }
+    }
+  }
+
+  /**
+   * Sends an operation to the writer thread without waiting for the one before
+   * to commit: the thread runs them in order, each a transaction of its own,
+   * and this thread meanwhile reads the requests that make the next one.
+   */
+  private sendToThread(thread: WriterThread, item: Pending, operation: NonNullable<Pending['operation']>): void {
+    this.inThread++;
+    const settled = (settle: () => void) => {
+      this.inThread--;
+      // The next operation goes first: the thread works on it while the answers of this one are written.
+      this.pump();
+      settle();
+    };
+    let args: unknown[];
+    try {
+      args = operation.args();
+    } catch (error) {
+      settled(() => item.reject(error));
+      return;
+    }
+    thread.transaction(this.beginSql, operation.name, args as never).then(
+      (value) => settled(() => item.resolve(value)),
+      (error: unknown) => settled(() => item.reject(error)),
+    );
+  }
+
   private async flush(): Promise<void> {
-    if (this.running || this.pending.length === 0) return;
     this.running = true;
-    const batch = this.pending.splice(0, this.maxBatch);
+    // Jobs up to the next operation, which runs in the thread after them.
+    const end = this.pending.findIndex((p, i) => i > 0 && p.operation !== undefined);
+    const batch = this.pending.splice(0, Math.min(end < 0 ? this.pending.length : end, this.maxBatch));
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
       await this.db.connection().execute(async (conn) => {

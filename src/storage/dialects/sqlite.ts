@@ -7,6 +7,7 @@ import type { DialectAdapter, Executor, GeoBox, IndexedPosition } from './adapte
 import { sqlitePositionsInBox } from './discovery.js';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
+import { WriterThread, writerThreadDialect } from './sqlite-writer-thread.js';
 
 /**
  * Page cache of each connection, in KiB. The reader's is the smaller: its
@@ -20,15 +21,20 @@ const READER_CACHE_KIB = 32_768;
 /** Positions written by one statement (each row count is a statement of its own to prepare). */
 const POSITIONS_PER_STATEMENT = 32;
 
+/** How every connection of a file store is set up, in order. */
+const pragmasFor = (cacheKib: number): string[] => [
+  'journal_mode = WAL',
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  `cache_size = -${cacheKib}`,
+  'temp_store = MEMORY',
+];
+
 function openFile(file: string, cacheKib: number): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const conn = new SQLite(file);
-  conn.pragma('journal_mode = WAL');
-  conn.pragma('synchronous = NORMAL');
-  conn.pragma('busy_timeout = 5000');
-  conn.pragma('foreign_keys = ON');
-  conn.pragma(`cache_size = -${cacheKib}`);
-  conn.pragma('temp_store = MEMORY');
+  for (const pragma of pragmasFor(cacheKib)) conn.pragma(pragma);
   return conn;
 }
 
@@ -36,21 +42,32 @@ export interface SqliteHandles {
   write: Kysely<Database>;
   read: Kysely<Database>;
   adapter: DialectAdapter;
+  /** The writer's thread (a file store), which runs the write operations of ../write-operations.ts whole. */
+  thread?: WriterThread;
 }
 
 /**
  * Two connections on one file: the writer, which the write queue holds during a
- * batch, and a reader that WAL lets see the last committed state meanwhile.
- * An in-memory store has a single connection (a second one would see nothing).
+ * batch, in a thread of its own (./sqlite-writer-thread.ts), and a reader
+ * that WAL lets see the last committed state meanwhile. An in-memory store has
+ * a single connection, in process (a second one would see nothing).
  */
 export function openSqlite(file: string): SqliteHandles {
-  const writeConn = openFile(file, WRITER_CACHE_KIB);
+  if (file === ':memory:') {
+    const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB)) }) });
+    return { write, read: write, adapter: sqliteAdapter };
+  }
+  // The reader opens first, here and synchronously: a file that cannot be opened fails the store's opening.
+  const read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB)) }) });
   // Checkpoints run beside the writer, not inside its commits (./sqlite-checkpointer.ts).
-  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
-  if (checkpointer) writeConn.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
-  const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writeConn, () => void checkpointer?.stop()) }) });
-  const read = file === ':memory:' ? write : new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB)) }) });
-  return { write, read, adapter: sqliteAdapter };
+  const checkpointer = startCheckpointer(file);
+  const thread = new WriterThread({
+    file,
+    pragmas: [...pragmasFor(WRITER_CACHE_KIB), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
+    onClose: () => void checkpointer.stop(),
+  });
+  const write = new Kysely<Database>({ dialect: writerThreadDialect(thread) });
+  return { write, read, adapter: sqliteAdapter, thread };
 }
 
 export const sqliteAdapter: DialectAdapter = {

@@ -1,0 +1,33 @@
+import type { Transaction } from 'kysely';
+import type { DialectAdapter } from './dialects/adapter.js';
+import { createAssetRecords, deleteAssetRecord, updateAssetRecords, type AssetChange, type CreateInput } from './repositories/assets.js';
+import type { Database } from './schema.js';
+
+type Trx = Transaction<Database>;
+
+/**
+ * Writes that run as a whole transaction of their own, named so that they can
+ * run where the writer's connection is: the federation's asset writes. On a
+ * SQLite file store the writer's connection lives in a thread of its own
+ * (./dialects/sqlite-writer-thread.ts), and a message between threads costs
+ * as much as a statement: such a write goes as one message, runs there, and
+ * only its plain result comes back. Arguments cross as JSON (no `undefined`
+ * among them: `null` says absent), results as plain data.
+ */
+export const writeOperations = {
+  createAssetRecords: (trx: Trx, adapter: DialectAdapter, inputs: CreateInput[]) => createAssetRecords(trx, adapter, inputs),
+  updateAssetRecords: (trx: Trx, adapter: DialectAdapter, inputs: AssetChange[]) => updateAssetRecords(trx, adapter, inputs),
+  deleteAssetRecord: (trx: Trx, adapter: DialectAdapter, id: string, expectedType: string | null, now: number) =>
+    deleteAssetRecord(trx, adapter, id, expectedType ?? undefined, now),
+};
+
+export type WriteOperations = typeof writeOperations;
+export type WriteOperation = keyof WriteOperations;
+export type OperationArgs<K extends WriteOperation> = Parameters<WriteOperations[K]> extends [Trx, DialectAdapter, ...infer A] ? A : never;
+export type OperationResult<K extends WriteOperation> = Awaited<ReturnType<WriteOperations[K]>>;
+
+/** Runs an operation on this connection, inside the transaction it is in. */
+export function runOperation<K extends WriteOperation>(trx: Trx, adapter: DialectAdapter, operation: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
+  const run = writeOperations[operation] as unknown as (trx: Trx, adapter: DialectAdapter, ...args: OperationArgs<K>) => Promise<OperationResult<K>>;
+  return run(trx, adapter, ...args);
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseAssetUrn } from '../../src/domain/urn.js';
+import { findLiveAsset, type CreateInput } from '../../src/storage/repositories/assets.js';
+import { upsertSite } from '../../src/storage/repositories/sites.js';
+import { Store } from '../../src/storage/store.js';
+import { runTs } from '../helpers/cli.js';
+import { STORES, createTestDatabase, createTestStore } from '../helpers/stores.js';
+
+/**
+ * The write queue as the federation uses it: named operations (on a SQLite
+ * file store, run whole in the writer's thread) and jobs (statement by
+ * statement), in the order queued, each committed whole or not at all.
+ */
+
+const SITE = 'santander';
+const NOW = Date.UTC(2026, 10, 1);
+const assetId = (name: string) => `urn:oc:entity:${SITE}:environment:queue:${name}`;
+
+function creation(name: string, recordedAt: number = NOW): CreateInput {
+  const id = assetId(name);
+  const attributes = { temperature: { type: 'urn:oc:attributeType:temperature', value: '21.5', metadata: {} } };
+  return {
+    asset: {
+      id, type: 'urn:oc:entityType:thermometer', urn: parseAssetUrn(id, SITE), attributes, position: undefined,
+      recordedAt, receivedAt: NOW, readings: [{ name: 'temperature', type: 'urn:oc:attributeType:temperature', value: '21.5' }],
+    },
+    registerType: true,
+    defaultQuota: 100,
+  };
+}
+
+const create = (store: Store, ...inputs: CreateInput[]) => store.writes.runOperation('createAssetRecords', (): [CreateInput[]] => [inputs]);
+const addType = (store: Store, id: string) => store.writes.run((trx) => trx.insertInto('asset_types').values({ id, description: '' }).execute());
+
+for (const kind of STORES) {
+  describe(`write queue [${kind}]`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    before(async () => {
+      ({ store, dispose } = await createTestStore(kind));
+      await upsertSite(store, { id: SITE, name: 'Santander', type: 'city', latitude: 43.46, longitude: -3.8, countryCode: 'ES', country: 'Spain', city: 'Santander', quota: null }, NOW);
+    });
+    after(() => dispose());
+
+    it('writes nothing of an operation that fails part-way, and goes on after it', async () => {
+      // The second create breaks a NOT NULL constraint after the first has been inserted.
+      const broken = creation('broken', null as unknown as number);
+      await assert.rejects(create(store, creation('first'), broken), (error: Error & { code?: string }) => {
+        assert.match(String(error.code), kind === 'sqlite' ? /^SQLITE_CONSTRAINT/ : /^23/);
+        return true;
+      });
+      assert.equal(await findLiveAsset(store, assetId('first')), undefined);
+      assert.equal(await findLiveAsset(store, assetId('broken')), undefined);
+      assert.deepEqual(await create(store, creation('after')), [{ kind: 'created', seq: (await store.read.selectFrom('assets').select('seq').where('id', '=', assetId('after')).executeTakeFirstOrThrow()).seq }]);
+    });
+
+    it('runs operations and jobs in the order they were queued', async () => {
+      const seen: string[] = [];
+      const live = (name: string) => store.writes.run(async (trx) => {
+        const row = await trx.selectFrom('assets').select('id').where('id', '=', assetId(name)).where('deleted_at', 'is', null).executeTakeFirst();
+        seen.push(`${name}:${row ? 'live' : 'absent'}`);
+      });
+      const remove = (name: string) => store.writes.runOperation('deleteAssetRecord', (): [string, null, number] => [assetId(name), null, NOW + 1]);
+      // All queued in one turn: each sees what those before it wrote.
+      const results = await Promise.all([
+        live('ordered'), create(store, creation('ordered')), live('ordered'), remove('ordered'), live('ordered'), remove('ordered'),
+      ]);
+      assert.deepEqual(seen, ['ordered:absent', 'ordered:live', 'ordered:absent']);
+      assert.equal(results[3], true);
+      assert.equal(results[5], false);
+    });
+
+    it('tells a duplicate key from an outage', async () => {
+      await addType(store, 'urn:oc:entityType:queueProbe');
+      const error = await addType(store, 'urn:oc:entityType:queueProbe').then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof Error);
+      assert.equal(store.adapter.isUniqueViolation(error), true);
+      assert.equal(store.isUnavailable(error), false);
+    });
+
+    it('refuses writes once the store is closed, instead of waiting for ever', async () => {
+      const db = await createTestDatabase(kind);
+      const closed = Store.open(db.url);
+      try {
+        await closed.migrate();
+        await closed.close();
+        await assert.rejects(create(closed, creation('late')));
+        await assert.rejects(addType(closed, 'urn:oc:entityType:late'));
+      } finally {
+        await db.drop();
+      }
+    });
+
+    if (kind === 'sqlite') {
+      it('lets a process that never closes its store end once its writes are answered', async () => {
+        const db = await createTestDatabase(kind);
+        try {
+          const run = await runTs('test/helpers/unclosed-store.ts', [db.url], {}, 30_000);
+          assert.equal(run.code, 0, run.stderr);
+          assert.equal(run.stdout, 'written\n');
+          const check = Store.open(db.url);
+          try {
+            assert.ok(await check.read.selectFrom('asset_types').select('id').where('id', '=', 'urn:oc:entityType:unclosed').executeTakeFirst());
+          } finally {
+            await check.close();
+          }
+        } finally {
+          await db.drop();
+        }
+      });
+    }
+  });
+}
