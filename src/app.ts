@@ -50,16 +50,22 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const clock = options.clock ?? systemClock;
   const store = options.store ?? Store.open(config.databaseUrl);
   const ownsStore = options.store === undefined;
-  if (options.migrate !== false) await store.migrate();
 
   const issuer = `${config.publicUrl}${REALM_PATH}`;
   const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2);
-  await keys.load();
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
   const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer } };
-  const generatedAdminSecret = await ensureBootstrapClients(store, clock, config.publicUrl, config.adminSecret);
+  // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
+  // which touch no data: on SQLite the writer's thread starts meanwhile.
+  const storeReady = (async () => {
+    if (options.migrate !== false) await store.migrate();
+    await keys.load();
+    return ensureBootstrapClients(store, clock, config.publicUrl, config.adminSecret);
+  })();
+  // Awaited below; until then a failure must not count as unhandled.
+  storeReady.catch(() => {});
 
   const app = Fastify({
     serverFactory: serverWithLiveness,
@@ -106,6 +112,13 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     if (ownsStore) await store.close();
     else await store.writes.drain();
   });
+  let generatedAdminSecret: string | undefined;
+  try {
+    generatedAdminSecret = await storeReady;
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw error;
+  }
   await app.ready();
   return { app, ctx, generatedAdminSecret };
 }

@@ -15,13 +15,14 @@ export class Store {
   readonly writes: WriteQueue;
 
   private constructor(
-    /** Connection the write queue owns; also used for migrations. */
+    /** Connection the write queue owns; also migrations', except on a SQLite file store. */
     readonly db: Kysely<Database>,
     /** Connection for reads (the same pool on PostgreSQL). */
     readonly read: Kysely<Database>,
     readonly adapter: DialectAdapter,
     private readonly poolStats: () => { total: number; idle: number; waiting: number },
-    thread?: WriterThread,
+    private readonly thread?: WriterThread,
+    private readonly openMigrationConnection?: () => Kysely<Database>,
   ) {
     this.writes = new WriteQueue(db, adapter, thread);
   }
@@ -30,7 +31,7 @@ export class Store {
     if (databaseUrl.startsWith('sqlite:')) {
       const file = databaseUrl.slice('sqlite:'.length);
       const h = openSqlite(file);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread);
+      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread, h.openMigrationConnection);
     }
     if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
       const h = openPostgres(databaseUrl);
@@ -45,11 +46,18 @@ export class Store {
 
   /** Applies every pending migration; safe to run concurrently from several processes. */
   async migrate(): Promise<string[]> {
-    // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) throw error;
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // A SQLite file store migrates on a connection of this thread: its statements need no messages,
+    // and the writer's thread starts meanwhile.
+    const db = this.openMigrationConnection?.() ?? this.db;
+    try {
+      // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
+      const migrator = new Migrator({ db, provider: migrationProvider(this.dialect) });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) throw error;
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    } finally {
+      if (db !== this.db) await db.destroy();
+    }
   }
 
   /** Is the database reachable? (readiness) */
@@ -73,6 +81,8 @@ export class Store {
   async close(): Promise<void> {
     await this.writes.drain();
     await this.db.destroy();
+    // Kysely closes the writer's connection only if it ever used it; the thread runs from the start.
+    await this.thread?.close();
     if (this.read !== this.db) await this.read.destroy();
   }
 }

@@ -28,24 +28,35 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(file: string, intervalMs = 250): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
-  // Never the reason a process stays alive; errors (a vanished file) only end the checkpointing.
-  worker.unref();
-  worker.on('error', () => {});
+/**
+ * Checkpoints from `delayMs` on: a start of the server, which also starts the
+ * writer's thread, is not slowed by a third thread starting at the same time,
+ * and a short-lived process (a command) never starts it.
+ */
+export function startCheckpointer(file: string, intervalMs = 250, delayMs = 1000): Checkpointer {
+  let worker: Worker | undefined;
   let exited = false;
-  worker.once('exit', () => {
-    exited = true;
-  });
+  const timer = setTimeout(() => {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
+    // Never the reason a process stays alive; errors (a vanished file) only end the checkpointing.
+    worker.unref();
+    worker.on('error', () => {});
+    worker.once('exit', () => {
+      exited = true;
+    });
+  }, delayMs);
+  timer.unref();
   let stopped: Promise<void> | undefined;
   return {
     stop() {
+      clearTimeout(timer);
       stopped ??= new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        worker.once('exit', () => resolve());
-        worker.postMessage('stop');
-        setTimeout(() => void worker.terminate(), 1000).unref();
+        const running = worker;
+        if (!running || exited) return resolve();
+        running.once('exit', () => resolve());
+        running.postMessage('stop');
+        setTimeout(() => void running.terminate(), 1000).unref();
       });
       return stopped;
     },

@@ -94,8 +94,6 @@ export class WriterThread {
   constructor(options: WriterThreadOptions) {
     const { entry, tsx } = threadModule();
     this.worker = new Worker(BOOTSTRAP, { eval: true, workerData: { entry, tsx, file: options.file, pragmas: options.pragmas } });
-    // Held only while a message is under way: an idle store never keeps the process alive.
-    this.worker.unref();
     this.worker.on('message', (reply: WriterReply) => this.waiting.shift()?.resolve(reply));
     this.worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) => {
@@ -105,6 +103,9 @@ export class WriterThread {
         resolve();
       });
     });
+    // Held only while a message is under way: an idle store never keeps the process alive.
+    // (After the listeners: adding a message listener holds the thread's port again.)
+    this.worker.unref();
   }
 
   /** Waits for the connection; the returned function gives it back. */

@@ -44,7 +44,12 @@ export interface SqliteHandles {
   adapter: DialectAdapter;
   /** The writer's thread (a file store), which runs the write operations of ../write-operations.ts whole. */
   thread?: WriterThread;
+  /** A connection of this thread for migrations, while the writer's thread starts (a file store). */
+  openMigrationConnection?: () => Kysely<Database>;
 }
+
+/** Page cache of a migration's connection, in KiB: it lives for the few statements of a start. */
+const MIGRATION_CACHE_KIB = 8_192;
 
 /**
  * Two connections on one file: the writer, which the write queue holds during a
@@ -67,7 +72,8 @@ export function openSqlite(file: string): SqliteHandles {
     onClose: () => void checkpointer.stop(),
   });
   const write = new Kysely<Database>({ dialect: writerThreadDialect(thread) });
-  return { write, read, adapter: sqliteAdapter, thread };
+  const openMigrationConnection = () => new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) });
+  return { write, read, adapter: sqliteAdapter, thread, openMigrationConnection };
 }
 
 export const sqliteAdapter: DialectAdapter = {
