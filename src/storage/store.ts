@@ -60,8 +60,10 @@ export class Store {
     }
   }
 
-  /** Is the database reachable? (readiness) */
+  /** Is the database reachable, for reads and writes? (readiness) */
   async ping(): Promise<boolean> {
+    // Without its writer's thread a SQLite store can still be read, but not written: not ready.
+    if (this.thread?.stopped) return false;
     try {
       await sql`select 1`.execute(this.read);
       return true;

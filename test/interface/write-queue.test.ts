@@ -93,6 +93,25 @@ for (const kind of STORES) {
     });
 
     if (kind === 'sqlite') {
+      it('reports the store unavailable, not ready, if the writer\'s thread ends', async () => {
+        const db = await createTestDatabase(kind);
+        const broken = Store.open(db.url);
+        try {
+          await broken.migrate();
+          assert.equal(await broken.ping(), true);
+          // What an unexpected end of the thread looks like (it has no way to end on its own).
+          await (broken as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
+          const error = await addType(broken, 'urn:oc:entityType:afterEnd').then(() => undefined, (e: unknown) => e);
+          assert.ok(error instanceof Error);
+          assert.equal(broken.isUnavailable(error), true);
+          await assert.rejects(create(broken, creation('afterEnd')), (e: Error) => broken.isUnavailable(e));
+          assert.equal(await broken.ping(), false);
+        } finally {
+          await broken.close();
+          await db.drop();
+        }
+      });
+
       it('lets a process that never closes its store end once its writes are answered', async () => {
         const db = await createTestDatabase(kind);
         try {

@@ -108,6 +108,11 @@ export class WriterThread {
     this.worker.unref();
   }
 
+  /** Has the thread stopped (closed, or ended by an error)? Then every write fails. */
+  get stopped(): boolean {
+    return this.failure !== undefined;
+  }
+
   /** Waits for the connection; the returned function gives it back. */
   async acquire(): Promise<() => void> {
     const previous = this.lock;
