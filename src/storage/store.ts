@@ -83,7 +83,7 @@ export class Store {
   async close(): Promise<void> {
     await this.writes.drain();
     await this.db.destroy();
-    // Kysely closes the writer's connection only if it ever used it; the thread runs from the start.
+    // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.
     await this.thread?.close();
     if (this.read !== this.db) await this.read.destroy();
   }

@@ -13,8 +13,9 @@ const THREAD_OPERATIONS_IN_FLIGHT = 2;
 export type WriteJob<T> = (trx: Transaction<Database>) => Promise<T>;
 
 interface Pending {
-  job: WriteJob<unknown>;
-  /** Set when the store has a writer thread: the job runs there, as a transaction of its own. */
+  /** A job, run in a batch of jobs on the write connection; or else: */
+  job?: WriteJob<unknown>;
+  /** An operation for the writer thread, which runs it whole, as a transaction of its own. */
   operation?: { name: WriteOperation; args: () => unknown[] };
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -34,22 +35,15 @@ export class WriteQueue {
   /** Operations sent to the writer thread and not yet answered. */
   private inThread = 0;
 
-  private readonly beginSql: string;
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly adapter: DialectAdapter,
     private readonly thread?: WriterThread,
     private readonly maxBatch = 512,
-  ) {
-    this.beginSql = adapter.beginSql;
-  }
+  ) {}
 
   run<T>(job: WriteJob<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ job: job as WriteJob<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
-    });
+    return this.enqueue({ job: job as WriteJob<unknown> });
   }
 
   /**
@@ -59,10 +53,13 @@ export class WriteQueue {
    * transaction of its own; otherwise it is a job like any other.
    */
   runOperation<K extends WriteOperation>(operation: K, args: () => OperationArgs<K>): Promise<OperationResult<K>> {
-    const job: WriteJob<OperationResult<K>> = (trx) => runOperation(trx, this.adapter, operation, args());
-    if (!this.thread) return this.run(job);
-    return new Promise<OperationResult<K>>((resolve, reject) => {
-      this.pending.push({ job: job as WriteJob<unknown>, operation: { name: operation, args }, resolve: resolve as (v: unknown) => void, reject });
+    if (!this.thread) return this.run((trx) => runOperation(trx, this.adapter, operation, args()));
+    return this.enqueue({ operation: { name: operation, args } });
+  }
+
+  private enqueue<T>(work: Pick<Pending, 'job' | 'operation'>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ ...work, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -117,7 +114,7 @@ export class WriteQueue {
       settled(() => item.reject(error));
       return;
     }
-    thread.transaction(this.beginSql, operation.name, args as never).then(
+    thread.transaction(this.adapter.beginSql, operation.name, args as never).then(
       (value) => settled(() => item.resolve(value)),
       (error: unknown) => settled(() => item.reject(error)),
     );
@@ -126,18 +123,18 @@ export class WriteQueue {
   private async flush(): Promise<void> {
     this.running = true;
     // Jobs up to the next operation, which runs in the thread after them.
-    const end = this.pending.findIndex((p, i) => i > 0 && p.operation !== undefined);
-    const batch = this.pending.splice(0, Math.min(end < 0 ? this.pending.length : end, this.maxBatch));
+    const end = this.pending.findIndex((p) => p.job === undefined);
+    const batch = this.pending.splice(0, Math.min(end < 0 ? this.pending.length : end, this.maxBatch)) as Array<Pending & { job: WriteJob<unknown> }>;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
       await this.db.connection().execute(async (conn) => {
-        await sql.raw(this.beginSql).execute(conn);
+        await sql.raw(this.adapter.beginSql).execute(conn);
         try {
           const trx = conn as unknown as Transaction<Database>;
           if (batch.length === 1) {
             // A lone write needs no savepoint: its failure rolls back the whole (tiny) transaction.
             try {
-              outcomes.push({ ok: true, value: await (batch[0] as Pending).job(trx) });
+              outcomes.push({ ok: true, value: await (batch[0] as Pending & { job: WriteJob<unknown> }).job(trx) });
             } catch (error) {
               outcomes.push({ ok: false, value: error });
             }

@@ -217,7 +217,7 @@ class WriterThreadDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await this.thread.close();
+    // The store closes the thread (./sqlite.ts hands it over): it runs whether or not Kysely ever used it.
   }
 }
 

@@ -8,13 +8,10 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * text (bounded; SQLite re-prepares them itself after a schema change).
  * Safe because Kysely runs one query at a time per connection.
  */
-export function withStatementCache(conn: SQLite.Database, onClose?: () => void, limit = 1000): SqliteDatabase {
+export function withStatementCache(conn: SQLite.Database, limit = 1000): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
-    close: () => {
-      onClose?.();
-      conn.close();
-    },
+    close: () => conn.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
