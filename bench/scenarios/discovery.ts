@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { startBareServer } from '../lib/baseline.js';
 import { measurePair } from '../lib/compare.js';
 import { adminQuery, type StoreKind } from '../lib/databases.js';
+import { startDiscoveryFloor, type DiscoveryFloor } from '../lib/discovery-floor.js';
 import { planAsset } from '../lib/generate.js';
 import { load, type RequestSpec } from '../lib/load.js';
 import { startServer, type BenchServer } from '../lib/server.js';
@@ -29,6 +30,8 @@ interface Probe {
   met: (r: LoadResult) => boolean;
   /** The i-th request (a counter shared by every connection, never reset between warm-up and measurement). */
   request: (i: number) => RequestSpec;
+  /** Also measured on the raw floor (SQLite): the same statements and answers without the platform. */
+  floor?: true;
 }
 
 /** The i-th public (non-experiment) asset plan, walking the whole data set in a scattered order; `site` narrows it. */
@@ -52,7 +55,7 @@ function probes(server: BenchServer): Probe[] {
   return [
     { name: 'GET /assets?per=30, one hot URL', goal: '>= 5,000/s, p99 < 20 ms', met: fast(5000), request: () => ({ path: `${BASE}/assets?per=30` }) },
     {
-      name: 'GET /assets?per=30, every answer read (distinct URLs)', goal: '>= 5,000/s, p99 < 20 ms', met: fast(5000),
+      name: 'GET /assets?per=30, every answer read (distinct URLs)', goal: '>= 5,000/s, p99 < 20 ms', met: fast(5000), floor: true,
       request: (i) => ({ path: `${BASE}/assets?per=30&nocache=${i}` }),
     },
     {
@@ -60,7 +63,7 @@ function probes(server: BenchServer): Probe[] {
       request: (i) => ({ path: `${BASE}/assets/${encodeURIComponent(publicAsset(i, seed, assets).id)}` }),
     },
     {
-      name: 'GET /assets/geo/search 500 m, distinct Santander centres', goal: '>= 2,000/s', met: (r) => r.rps >= 2000 && r.errors === 0,
+      name: 'GET /assets/geo/search 500 m, distinct Santander centres', goal: '>= 2,000/s', met: (r) => r.rps >= 2000 && r.errors === 0, floor: true,
       request: (i) => {
         const p = publicAsset(i, seed, assets, 'santander');
         return { path: `${BASE}/assets/geo/search?lat=${p.latitude.toFixed(6)}&long=${p.longitude.toFixed(6)}&radius=0.5&km=true` };
@@ -84,7 +87,9 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
   const label = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
   const server = await startServer({ store, dataset: DATASET });
   const rows: ResultRow[] = [];
+  let floor: DiscoveryFloor | undefined;
   try {
+    if (store === 'sqlite') floor = await startDiscoveryFloor(server.databaseUrl.slice('sqlite:'.length), `${server.url}${BASE}`);
     // A database in service has planner statistics (autovacuum gathers them); a fresh clone may not yet.
     if (store === 'postgres') await adminQuery('analyze', server.databaseUrl);
     for (const probe of probes(server)) {
@@ -107,6 +112,19 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
           goal: probe.goal,
           met: probe.met(measured.result),
         });
+        if (floor && probe.floor) {
+          const floorUrl = floor.url;
+          await sameAnswer(probe, `${server.url}${probe.request(0).path ?? '/'}`, body, `${floorUrl}${probe.request(0).path ?? '/'}`);
+          const floorResult = await load({ url: `${floorUrl}${BASE}/assets`, requests: probe.request, connections });
+          rows.push({
+            name: `${probe.name} (${label}, 1M assets, ${connections} conns)`,
+            result: measured.result,
+            baselineName: 'raw floor: node:http + SQLite, same statements and bytes',
+            baseline: floorResult,
+            goal: 'reported',
+            met: measured.result.errors === 0 && floorResult.errors === 0,
+          });
+        }
       } finally {
         await bare.close();
       }
@@ -121,14 +139,24 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
       met: mib < 300,
     });
   } finally {
+    await floor?.close();
     await server.close();
   }
   return rows;
 }
 
+/** The floor must answer exactly what the platform answers, or it measures other work. */
+async function sameAnswer(probe: Probe, platformUrl: string, platformBody: string, floorUrl: string): Promise<void> {
+  const floorBody = await (await fetch(floorUrl)).text();
+  if (floorBody === platformBody) return;
+  let at = 0;
+  while (floorBody[at] === platformBody[at]) at++;
+  throw new Error(`${probe.name}: the raw floor answers other bytes than ${platformUrl}, from character ${at}: ${floorBody.slice(at, at + 80)} / ${platformBody.slice(at, at + 80)}`);
+}
+
 const discovery: Scenario = {
   name: 'discovery',
-  description: 'Discovery reads on 1,000,000 generated assets over 10 sites (SQLite and PostgreSQL): a page of assets (one hot URL; distinct URLs), distinct assets, 500 m geo searches around distinct Santander positions, the sites with their counts, and the server\'s peak memory.',
+  description: 'Discovery reads on 1,000,000 generated assets over 10 sites (SQLite and PostgreSQL): a page of assets (one hot URL; distinct URLs), distinct assets, 500 m geo searches around distinct Santander positions, the sites with their counts, and the server\'s peak memory; on SQLite, the two probes that read the store on every answer also beside their raw floor (node:http and better-sqlite3 sending the same statements, answering the same bytes).',
   async run(): Promise<ResultRow[]> {
     return [...(await runOn('sqlite')), ...(await runOn('postgres'))];
   },

@@ -44,10 +44,8 @@ export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     const order = hasShape(area) && query.sort === undefined && query.order === undefined ? { spatial: true as const } : listing.ordering;
     const { items, total } = await pageOfAssets(store, criteria, listing, order, GEO_TOTAL_CAP);
     const collections = featureCollections(items);
-    const serialize = reply.getSerializationFunction('200', GEOJSON_TYPE) as ((data: unknown) => string) | undefined;
-    const text = serialize ? serialize(collections) : JSON.stringify(collections);
-    // A Buffer, so that the media type stays exactly application/geojson (Fastify adds a charset to text).
-    return withTotal(reply, total).header('content-type', GEOJSON_TYPE).send(Buffer.from(text));
+    // Bytes, so that the media type stays exactly application/geojson (Fastify adds a charset to text).
+    return withTotal(reply, total).header('content-type', GEOJSON_TYPE).send(Buffer.from(JSON.stringify(collections)));
   };
 
   const everything = {

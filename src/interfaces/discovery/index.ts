@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { onlineSince } from '../../domain/activity.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
+import { serializeWithJsonStringify } from '../../http/plain-json.js';
 import { assetRoutes } from './assets.js';
 import type { DiscoveryDeps } from './deps.js';
 import { geoRoutes } from './geo.js';
@@ -21,6 +22,7 @@ export async function discoveryInterface(app: FastifyInstance, ctx: AppContext):
     sites: new SiteCatalog(ctx.store, ctx.clock),
     links: new Links(`${ctx.config.publicUrl}${app.prefix}`),
   };
+  serializeWithJsonStringify(app);
   registerAnswerCache(app, ctx, {
     maxBytes: 8 * 1024 * 1024,
     maxAnswerBytes: 512 * 1024,

@@ -100,21 +100,38 @@ export function indexableCircle(circle: Circle): boolean {
   return indexable(circleBox(circle));
 }
 
+/** What a walk of the city positions' R*Tree takes: the circle's box, its centre's terms, three bounds, the limit. */
+export type CircleWalkParameters = [
+  minLon: number, maxLon: number, minLat: number, maxLat: number, phi: number, cosPhi: number, lambda: number,
+  inside: number, nearEdge: number, exact: number, limit: number,
+];
+
+/** The parameters of sqliteCityAssetSeqsInCircle for a circle and a limit. */
+export function circleWalkParameters(circle: Circle, limit: number): CircleWalkParameters {
+  const box = circleBox(circle);
+  const { phi, cosPhi, lambda } = centreTerms(circle.centre) as { phi: number; cosPhi: number; lambda: number };
+  return [
+    box.minLon, box.maxLon, box.minLat, box.maxLat, phi, cosPhi, lambda,
+    haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK)), haversineBound(circle.radius + ROUNDING_SLACK), haversineBound(circle.radius), limit,
+  ];
+}
+
 /**
  * SQLite: the seqs of the first `limit` live city assets in the (indexable)
  * circle, in the order of their R*Tree (0600-city-positions), read from that
- * tree alone.
+ * tree alone. Written with the parameters of circleWalkParameters (values, or
+ * the markers of a prepared query), so that its text never changes.
  */
-export function sqliteCityAssetSeqsInCircle(circle: Circle, haversine: HaversineSql, limit: number): RawBuilder<{ seq: number }> {
-  const box = circleBox(circle);
-  const centre = centreTerms(circle.centre);
+export function sqliteCityAssetSeqsInCircle(p: Readonly<CircleWalkParameters> | readonly unknown[], haversine: HaversineSql): RawBuilder<{ seq: number }> {
+  const [minLon, maxLon, minLat, maxLat, phi, cosPhi, lambda, inside, nearEdge, exact, limit] = p;
+  const centre = { phi, cosPhi, lambda } as CentreTerms;
   // The R*Tree keeps rounded boxes: their centre decides, except near the edge, where the row's exact position does.
   const rounded = haversine(centre, sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
   return sql<{ seq: number }>`select r.id as seq from city_positions r
-    where r.min_lon <= ${box.maxLon} and r.max_lon >= ${box.minLon} and r.min_lat <= ${box.maxLat} and r.max_lat >= ${box.minLat}
-      and (${rounded} <= ${haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK))}
-        or (${rounded} <= ${haversineBound(circle.radius + ROUNDING_SLACK)}
-          and exists (select 1 from assets where assets.seq = r.id and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= ${haversineBound(circle.radius)})))
+    where r.min_lon <= ${maxLon} and r.max_lon >= ${minLon} and r.min_lat <= ${maxLat} and r.max_lat >= ${minLat}
+      and (${rounded} <= ${inside}
+        or (${rounded} <= ${nearEdge}
+          and exists (select 1 from assets where assets.seq = r.id and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= ${exact})))
     limit ${limit}`;
 }
 
@@ -145,11 +162,16 @@ export function postgresCityAssetSeqsInCircles(
       limit q.lim) s`;
 }
 
-/** Live assets of the given seqs, any order: SQLite reads a JSON array, PostgreSQL an array. */
-export function seqIn(dialect: Dialect, seqs: readonly number[]): RawBuilder<SqlBool> {
+/** Seqs as seqIn takes them in one parameter: SQLite reads a JSON array, PostgreSQL an array. */
+export function seqList(dialect: Dialect, seqs: readonly number[]): string | number[] {
+  return dialect === 'postgres' ? [...seqs] : JSON.stringify(seqs);
+}
+
+/** Live assets whose seq is in `list` (seqList: a value, or the marker of a prepared query), any order. */
+export function seqIn(dialect: Dialect, list: unknown): RawBuilder<SqlBool> {
   return dialect === 'postgres'
-    ? sql<SqlBool>`assets.seq = any(${[...seqs]}::int8[])`
-    : sql<SqlBool>`assets.seq in (select value from json_each(${JSON.stringify(seqs)}))`;
+    ? sql<SqlBool>`assets.seq = any(${list}::int8[])`
+    : sql<SqlBool>`assets.seq in (select value from json_each(${list}))`;
 }
 
 /**
