@@ -95,6 +95,34 @@ export function circleBox(circle: Circle): Box {
   return { minLon, maxLon, minLat, maxLat };
 }
 
+/** Widest circle (radians, about 100 km) and highest latitude (degrees) given an inner box. */
+const INNER_BOX_MAX_RADIUS = 100 / (EARTH_RADIUS_M / 1000);
+const INNER_BOX_MAX_LATITUDE = 80;
+/** What the inner box gives up at its corners, against floating-point rounding. */
+const INNER_BOX_SHRINK = 1 - 1e-6;
+
+/**
+ * A box every point of which lies inside the circle, taking about two thirds
+ * of its area: a position in it needs no distance computed. Its half-height is
+ * radius/√2; its half-width is the widest that keeps its equator-side corners
+ * (the farthest points of a box this small) inside. Undefined for wide
+ * circles, near the poles or across the antimeridian.
+ */
+export function innerBox(circle: Circle): Box | undefined {
+  const { latitude, longitude } = circle.centre;
+  if (circle.radius > INNER_BOX_MAX_RADIUS || Math.abs(latitude) > INNER_BOX_MAX_LATITUDE || circle.radius <= 0) return undefined;
+  const halfHeight = circle.radius / Math.SQRT2;
+  const phi = latitude * DEG;
+  const cornerPhi = Math.abs(phi) > halfHeight ? phi - Math.sign(phi) * halfHeight : 0;
+  const room = (haversineBound(circle.radius) - haversineBound(halfHeight)) / (Math.cos(phi) * Math.cos(cornerPhi));
+  const halfWidth = 2 * Math.asin(Math.sqrt(Math.max(0, room)));
+  const dLat = (halfHeight * INNER_BOX_SHRINK) / DEG;
+  const dLon = (halfWidth * INNER_BOX_SHRINK) / DEG;
+  const box = { minLon: longitude - dLon, maxLon: longitude + dLon, minLat: latitude - dLat, maxLat: latitude + dLat };
+  if (box.minLon < -180 || box.maxLon > 180) return undefined;
+  return box;
+}
+
 /** Grows a box by `margin` degrees on every side (floating-point slack for index prefilters). */
 export function padBox(box: Box, margin: number): Box {
   return {

@@ -6,7 +6,7 @@ import {
 } from '../../src/domain/asset-listing.js';
 import { AppError } from '../../src/domain/errors.js';
 import {
-  centralAngle, circleBox, distanceKm, insideCircle, insideRing, kmToRadians, radiansToKm, ringBox, type Point,
+  centralAngle, circleBox, distanceKm, innerBox, insideCircle, insideRing, kmToRadians, radiansToKm, ringBox, type Point,
 } from '../../src/domain/geo.js';
 import { parseGeoSearch, parseNearby, parsePoints, parseRadius } from '../../src/domain/geo-query.js';
 import { matchesAllTerms, parseSearchTerms } from '../../src/domain/search-terms.js';
@@ -147,6 +147,25 @@ describe('geo rules', () => {
         assert.ok(p.latitude >= box.minLat - 1e-9 && p.latitude <= box.maxLat + 1e-9, 'latitude in box');
         assert.ok(p.longitude >= box.minLon - 1e-9 && p.longitude <= box.maxLon + 1e-9, `longitude ${p.longitude} in box ${JSON.stringify(box)}`);
       }), { numRuns: 2000 });
+  });
+
+  it('gives small circles an inner box wholly inside them, corners included (property)', () => {
+    const centre = fc.record({ latitude: fc.double({ min: -89, max: 89, noNaN: true }), longitude: fc.double({ min: -179.99, max: 179.99, noNaN: true }) });
+    const fraction = fc.oneof(fc.constantFrom(0, 1), fc.double({ min: 0, max: 1, noNaN: true }));
+    fc.assert(fc.property(centre, fc.double({ min: 1e-7, max: kmToRadians(150), noNaN: true }), fraction, fraction,
+      (c, radius, fx, fy) => {
+        const circle = { centre: c, radius };
+        const box = innerBox(circle);
+        if (!box) return;
+        assert.ok(radiansToKm(radius) <= 100 && Math.abs(c.latitude) <= 80, 'only small circles away from the poles have one');
+        // Two thirds of the circle's height and more than half its width at least.
+        assert.ok((box.maxLat - box.minLat) * (Math.PI / 180) > 1.4 * radius * 0.999);
+        const p = { latitude: box.minLat + fy * (box.maxLat - box.minLat), longitude: box.minLon + fx * (box.maxLon - box.minLon) };
+        assert.ok(insideCircle(p, circle), `${JSON.stringify(p)} of ${JSON.stringify(box)} is inside ${JSON.stringify(circle)}`);
+      }), { numRuns: 5000, seed: 20261124 });
+    assert.equal(innerBox({ centre: { latitude: 43.46, longitude: -3.8 }, radius: kmToRadians(500) }), undefined);
+    assert.equal(innerBox({ centre: { latitude: 85, longitude: 10 }, radius: kmToRadians(1) }), undefined);
+    assert.ok(innerBox({ centre: { latitude: 43.46, longitude: -3.8 }, radius: kmToRadians(0.5) }));
   });
 
   it('tells inside from outside a concave polygon', () => {

@@ -100,35 +100,59 @@ export function indexableCircle(circle: Circle): boolean {
   return indexable(circleBox(circle));
 }
 
-/** What a walk of the city positions' R*Tree takes: the circle's box, its centre's terms, three bounds, the limit. */
+/** What sqliteCityAssetsInBox takes: a box, the limit. */
+export type BoxWalkParameters = [minLon: number, maxLon: number, minLat: number, maxLat: number, limit: number];
+
+/** What sqliteCityAssetSeqsInCircle takes: the circle's box, the box already walked, its centre's terms, three bounds, the limit. */
 export type CircleWalkParameters = [
-  minLon: number, maxLon: number, minLat: number, maxLat: number, phi: number, cosPhi: number, lambda: number,
-  inside: number, nearEdge: number, exact: number, limit: number,
+  minLon: number, maxLon: number, minLat: number, maxLat: number,
+  walkedMinLon: number, walkedMaxLon: number, walkedMinLat: number, walkedMaxLat: number,
+  phi: number, cosPhi: number, lambda: number, inside: number, nearEdge: number, exact: number, limit: number,
 ];
 
-/** The parameters of sqliteCityAssetSeqsInCircle for a circle and a limit. */
-export function circleWalkParameters(circle: Circle, limit: number): CircleWalkParameters {
+/** A box no position lies in. */
+const NO_BOX: Box = { minLon: 1, maxLon: 0, minLat: 1, maxLat: 0 };
+
+/** The parameters of sqliteCityAssetSeqsInCircle for a circle, the box already walked (if any) and a limit. */
+export function circleWalkParameters(circle: Circle, walked: Box | undefined, limit: number): CircleWalkParameters {
   const box = circleBox(circle);
+  const w = walked ?? NO_BOX;
   const { phi, cosPhi, lambda } = centreTerms(circle.centre) as { phi: number; cosPhi: number; lambda: number };
   return [
-    box.minLon, box.maxLon, box.minLat, box.maxLat, phi, cosPhi, lambda,
+    box.minLon, box.maxLon, box.minLat, box.maxLat, w.minLon, w.maxLon, w.minLat, w.maxLat, phi, cosPhi, lambda,
     haversineBound(Math.max(0, circle.radius - ROUNDING_SLACK)), haversineBound(circle.radius + ROUNDING_SLACK), haversineBound(circle.radius), limit,
   ];
 }
 
 /**
+ * SQLite: the seqs of the first `limit` live city assets whose rounded box in
+ * the R*Tree (0600-city-positions) lies wholly inside the box, in the tree's
+ * order. With the inner box of a circle (domain/geo.ts), they are inside the
+ * circle with no distance computed: the tree alone answers.
+ */
+export function sqliteCityAssetsInBox(p: Readonly<BoxWalkParameters> | readonly unknown[]): RawBuilder<{ seq: number }> {
+  const [minLon, maxLon, minLat, maxLat, limit] = p;
+  return sql<{ seq: number }>`select r.id as seq from city_positions r
+    where r.min_lon >= ${minLon} and r.max_lon <= ${maxLon} and r.min_lat >= ${minLat} and r.max_lat <= ${maxLat}
+    limit ${limit}`;
+}
+
+/**
  * SQLite: the seqs of the first `limit` live city assets in the (indexable)
- * circle, in the order of their R*Tree (0600-city-positions), read from that
- * tree alone. Written with the parameters of circleWalkParameters (values, or
- * the markers of a prepared query), so that its text never changes.
+ * circle that sqliteCityAssetsInBox did not give for the box already walked,
+ * in the order of their R*Tree, read from that tree alone (and, near the
+ * circle's edge, the row's exact position). Written with the parameters of
+ * circleWalkParameters (values, or the markers of a prepared query), so that
+ * its text never changes.
  */
 export function sqliteCityAssetSeqsInCircle(p: Readonly<CircleWalkParameters> | readonly unknown[], haversine: HaversineSql): RawBuilder<{ seq: number }> {
-  const [minLon, maxLon, minLat, maxLat, phi, cosPhi, lambda, inside, nearEdge, exact, limit] = p;
+  const [minLon, maxLon, minLat, maxLat, wMinLon, wMaxLon, wMinLat, wMaxLat, phi, cosPhi, lambda, inside, nearEdge, exact, limit] = p;
   const centre = { phi, cosPhi, lambda } as CentreTerms;
   // The R*Tree keeps rounded boxes: their centre decides, except near the edge, where the row's exact position does.
   const rounded = haversine(centre, sql<number>`((r.min_lat + r.max_lat) / 2)`, sql<number>`((r.min_lon + r.max_lon) / 2)`);
   return sql<{ seq: number }>`select r.id as seq from city_positions r
     where r.min_lon <= ${maxLon} and r.max_lon >= ${minLon} and r.min_lat <= ${maxLat} and r.max_lat >= ${minLat}
+      and not (r.min_lon >= ${wMinLon} and r.max_lon <= ${wMaxLon} and r.min_lat >= ${wMinLat} and r.max_lat <= ${wMaxLat})
       and (${rounded} <= ${inside}
         or (${rounded} <= ${nearEdge}
           and exists (select 1 from assets where assets.seq = r.id and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= ${exact})))
