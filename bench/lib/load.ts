@@ -32,6 +32,8 @@ export interface LoadOptions {
   warmupSeconds?: number;
   /** The status every response should carry (default 200); others count as errors. */
   expectStatus?: number | number[];
+  /** Requests per second over all connections at most (default: as fast as the server answers). */
+  overallRate?: number;
 }
 
 const envSeconds = (name: string, fallback: number): number => {
@@ -65,6 +67,7 @@ function run(options: LoadOptions, requests: autocannon.Request[] | undefined, d
       body: options.body,
       requests,
       connections: options.connections ?? 32,
+      ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
       duration: durationSeconds,
       timeout: 10,
     }, (error, result) => {

@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { seesExperimentAssets, visibleAssets } from '../domain/visible-assets.js';
@@ -30,10 +31,13 @@ export interface AnswerCacheOptions {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set when this request's answer may be kept: the key and the store version it was read at. */
-    keptAnswerKey?: { key: string; version: string };
+    /** Set when this request's answer may be kept: the key, the store version it was read at, and the end of its read. */
+    keptAnswerKey?: { key: string; version: string; done: (answer?: Answer) => void };
   }
 }
+
+/** How long a request waits for the same answer being read by another before it reads it itself. */
+const WAIT_FOR_READ_MS = 2000;
 
 /**
  * Recent public answers, kept in memory until anything is committed to the
@@ -44,7 +48,9 @@ declare module 'fastify' {
  * moved is not kept. Only answers everyone sees alike are kept: callers who
  * may see experiment assets always read. Only a URL asked again is looked up
  * or kept: one asked once (an asset among a million, a page of a long walk)
- * costs no look at the store's version.
+ * costs no look at the store's version. Requests for the same answer at the
+ * same version read it once: the others are given the answer of that read
+ * (readUnderway).
  */
 export class AnswerCache {
   private readonly answers: ByteBoundedLru<Answer>;
@@ -52,6 +58,8 @@ export class AnswerCache {
   private seen = new Set<string>();
   private seenChars = 0;
   private nextLook: Promise<string | undefined> | undefined;
+  /** Answers being read, by version and key, each settled with its answer when its read ends (undefined: none to share). */
+  private readonly reading = new Map<string, Promise<Answer | undefined>>();
 
   constructor(
     maxBytes: number,
@@ -102,6 +110,41 @@ export class AnswerCache {
   set(key: string, version: string, answer: Answer): void {
     if (version === this.version) this.answers.set(key, answer);
   }
+
+  /**
+   * The read of `key` at `version` another request has under way, if any,
+   * settled with its answer. While writes arrive, the cache is emptied at each
+   * commit: the requests for a page asked again and again then share one read
+   * of it at each version instead of each reading it. An answer read at the
+   * version a request looked at is one it may be given, whether or not the
+   * cache could keep it.
+   */
+  readUnderway(key: string, version: string): Promise<Answer | undefined> | undefined {
+    return this.reading.get(`${version} ${key}`);
+  }
+
+  /** Marks `key` as being read at `version`; the returned function ends the read with its answer (once; later calls do nothing). */
+  startReading(key: string, version: string): (answer?: Answer) => void {
+    const id = `${version} ${key}`;
+    let end: (answer: Answer | undefined) => void = () => {};
+    const read = new Promise<Answer | undefined>((resolve) => {
+      end = resolve;
+    });
+    this.reading.set(id, read);
+    return (answer) => {
+      if (this.reading.get(id) === read) this.reading.delete(id);
+      end(answer);
+    };
+  }
+}
+
+/** The answer of `read`, or undefined after `ms` at most (a read that never ends must not hold others). */
+function waitAtMost(read: Promise<Answer | undefined>, ms: number): Promise<Answer | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms).unref();
+  });
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
 /** Answers the GETs of an interface from the cache when it can, and keeps what it answers. */
@@ -116,9 +159,11 @@ export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, optio
     if (!cache.admits(key)) return;
     const version = await cache.sync();
     if (version === undefined) return;
-    const answer = cache.get(key);
+    let answer = cache.get(key);
+    const underway = answer ? undefined : cache.readUnderway(key, version);
+    if (underway) answer = await waitAtMost(underway, WAIT_FOR_READ_MS);
     if (!answer) {
-      request.keptAnswerKey = { key, version };
+      request.keptAnswerKey = { key, version, done: cache.startReading(key, version) };
       return;
     }
     reply.header('content-type', answer.contentType);
@@ -128,13 +173,23 @@ export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, optio
 
   app.addHook('onSend', async (request, reply, payload) => {
     const keep = request.keptAnswerKey;
-    if (!keep || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    if (!keep) return payload;
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+      keep.done();
+      return payload;
+    }
     const total = reply.getHeader(TOTAL_HEADER);
-    cache.set(keep.key, keep.version, {
+    const answer = {
       body: Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
       contentType: String(reply.getHeader('content-type') ?? 'application/json'),
       total: total === undefined ? undefined : String(total),
-    });
+    };
+    cache.set(keep.key, keep.version, answer);
+    keep.done(answer);
     return payload;
   });
+  // A read that ends without an answer to share (an error, a client gone) ends all the same.
+  const endRead = async (request: FastifyRequest) => request.keptAnswerKey?.done();
+  app.addHook('onResponse', endRead);
+  app.addHook('onRequestAbort', endRead);
 }

@@ -56,4 +56,31 @@ describeEachStore('discovery answers asked again', (platform) => {
       }
     }
   });
+
+  it('gives the requests that arrive together after a write one fresh answer, read once for all of them', async () => {
+    const url = '/assets?per=50&sort=id&order=desc';
+    await get(url);
+    await get(url);
+    const before = (await get(url)).json().length as number;
+    assert.equal((await create(platform(), site, assetBody(id(100)))).statusCode, 201);
+    const together = await Promise.all(Array.from({ length: 20 }, () => get(url)));
+    for (const res of together) {
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.body, together[0]!.body);
+      assert.equal(res.json().length, before + 1, 'the asset created before they arrived is there');
+    }
+  });
+
+  it('lets each of the requests that arrive together read for itself when the first read keeps nothing', async () => {
+    const url = `/assets/${encodeURIComponent(id(999))}`;
+    await get(url);
+    await get(url);
+    const together = await Promise.all(Array.from({ length: 10 }, () => get(url)));
+    for (const res of together) {
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error, 'NotFound');
+    }
+    assert.equal((await create(platform(), site, assetBody(id(999)))).statusCode, 201);
+    assert.equal((await get(url)).statusCode, 200);
+  });
 });

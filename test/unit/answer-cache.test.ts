@@ -49,4 +49,33 @@ describe('answers kept until the store moves', () => {
     cache.set('k', 'v1', answer);
     assert.equal(cache.get('k'), undefined);
   });
+
+  it('shares a read under way of the same key at the same version, with its answer, until it ends', async () => {
+    const cache = new AnswerCache(1024, 1024, async () => 'v1');
+    assert.equal(cache.readUnderway('k', 'v1'), undefined);
+    const done = cache.startReading('k', 'v1');
+    const underway = cache.readUnderway('k', 'v1');
+    assert.ok(underway);
+    assert.equal(cache.readUnderway('k', 'v2'), undefined, 'another version is another read');
+    assert.equal(cache.readUnderway('other', 'v1'), undefined);
+    const answer = { body: Buffer.from('[]'), contentType: 'application/json', total: '0' };
+    done(answer);
+    assert.equal(await underway, answer);
+    assert.equal(cache.readUnderway('k', 'v1'), undefined);
+    done(undefined);
+    assert.equal(await underway, answer, 'the first end is the one that counts');
+  });
+
+  it('shares no answer from a read that ended without one, and lets a later read of the same key stand', async () => {
+    const cache = new AnswerCache(1024, 1024, async () => 'v1');
+    const first = cache.startReading('k', 'v1');
+    const firstRead = cache.readUnderway('k', 'v1');
+    const second = cache.startReading('k', 'v1');
+    const secondRead = cache.readUnderway('k', 'v1');
+    first();
+    assert.equal(await firstRead, undefined);
+    assert.equal(cache.readUnderway('k', 'v1'), secondRead, 'the second read is still under way');
+    second();
+    assert.equal(cache.readUnderway('k', 'v1'), undefined);
+  });
 });
