@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type DatabaseConnection, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type DatabaseConnection, type QueryResult, type RawBuilder } from 'kysely';
 import type { Executor } from './dialects/adapter.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -42,7 +42,8 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
   constructor(
     /** How many parameters a run takes (per variant). */
     private readonly arity: number | ((variant: number) => number),
-    private readonly build: (db: Executor, p: { [K in keyof Params]: any }, dialect: Dialect, variant: number) => Compilable<Row>,
+    /** A builder query, or raw SQL (compiled against `db`). */
+    private readonly build: (db: Executor, p: { [K in keyof Params]: any }, dialect: Dialect, variant: number) => Compilable<Row> | RawBuilder<Row>,
   ) {}
 
   private template(db: Executor, dialect: Dialect, variant: number): Template {
@@ -51,7 +52,8 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
     if (!template) {
       const arity = typeof this.arity === 'number' ? this.arity : this.arity(variant);
       const markers = Array.from({ length: arity }, (_, i) => marker(i));
-      const base = this.build(db, markers as { [K in keyof Params]: any }, dialect, variant).compile();
+      const built = this.build(db, markers as { [K in keyof Params]: any }, dialect, variant);
+      const base = 'isRawBuilder' in built ? built.compile(db) : built.compile();
       const slots = base.parameters.map((value) => {
         const index = markers.indexOf(value as string);
         return index >= 0 ? { param: index } : { constant: value };

@@ -312,14 +312,8 @@ async function cityAssetSeqs(store: Store, criteria: AssetCriteria, limit: numbe
 }
 
 /** The walks of the R*Tree of city positions, each compiled once: building their SQL cost a tenth of a map search. */
-const CITY_BOX_WALK = new PreparedQuery<BoxWalkParameters, { seq: number }>(5, (db, p) => {
-  const walk = sqliteCityAssetsInBox(p);
-  return { compile: () => walk.compile(db) };
-});
-const CITY_CIRCLE_WALK = new PreparedQuery<CircleWalkParameters, { seq: number }>(15, (db, p) => {
-  const walk = sqliteCityAssetSeqsInCircle(p, haversineTermSql);
-  return { compile: () => walk.compile(db) };
-});
+const CITY_BOX_WALK = new PreparedQuery<BoxWalkParameters, { seq: number }>(5, (_db, p) => sqliteCityAssetsInBox(p));
+const CITY_CIRCLE_WALK = new PreparedQuery<CircleWalkParameters, { seq: number }>(15, (_db, p) => sqliteCityAssetSeqsInCircle(p, haversineTermSql));
 
 type CityScan = { circle: Circle; limit: number };
 const cityScans = new WeakMap<Store, DataLoader<CityScan, number[] | undefined>>();
