@@ -130,7 +130,8 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
     if (store === 'postgres') await adminQuery('analyze', server.databaseUrl);
     for (const probe of probes(server)) {
       // The bare server answers with the bytes the platform gives for the first request of the probe.
-      const sample = await fetch(`${server.url}${probe.request(0).path ?? '/'}`);
+      const firstPath = probe.request(0).path ?? '/';
+      const sample = await fetch(`${server.url}${firstPath}`);
       const body = await sample.text();
       if (sample.status !== 200) throw new Error(`${probe.name}: ${sample.status} ${body.slice(0, 200)}`);
       const bare = await startBareServer({ status: 200, body, contentType: sample.headers.get('content-type') ?? 'application/json' });
@@ -138,9 +139,10 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
         const connections = probe.connections ?? CONNECTIONS;
         const reads = () => load({ url: `${server.url}${BASE}/assets`, requests: probe.request, connections });
         let updates: LoadResult | undefined;
+        const rate = probe.updatesPerSecond;
         const measured = await measurePair(
-          probe.updatesPerSecond === undefined ? reads : async () => {
-            const both = await alongsideUpdates(server, probe.updatesPerSecond as number, reads);
+          rate === undefined ? reads : async () => {
+            const both = await alongsideUpdates(server, rate, reads);
             updates = both.updates;
             return both.reads;
           },
@@ -154,20 +156,19 @@ async function runOn(store: StoreKind): Promise<ResultRow[]> {
           goal: probe.goal,
           met: probe.met(measured.result),
         });
-        if (updates && probe.updatesPerSecond !== undefined) {
-          const asked = probe.updatesPerSecond;
+        if (updates && rate !== undefined) {
           rows.push({
             name: `  the updates alongside (${label}, ${UPDATE_CONNECTIONS} conns)`,
             result: updates,
             baselineName: 'rate asked',
-            baseline: { rps: asked, p50Ms: 0, p90Ms: 0, p99Ms: 0, requests: 0, errors: 0 },
+            baseline: { rps: rate, p50Ms: 0, p90Ms: 0, p99Ms: 0, requests: 0, errors: 0 },
             goal: 'the rate asked, no errors',
-            met: updates.errors === 0 && updates.rps >= 0.95 * asked,
+            met: updates.errors === 0 && updates.rps >= 0.95 * rate,
           });
         }
         if (floor && probe.floor) {
           const floorUrl = floor.url;
-          await sameAnswer(probe, `${server.url}${probe.request(0).path ?? '/'}`, body, `${floorUrl}${probe.request(0).path ?? '/'}`);
+          await sameAnswer(probe, `${server.url}${firstPath}`, body, `${floorUrl}${firstPath}`);
           const floorResult = await load({ url: `${floorUrl}${BASE}/assets`, requests: probe.request, connections });
           rows.push({
             name: `${probe.name} (${label}, 1M assets, ${connections} conns)`,

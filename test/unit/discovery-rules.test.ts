@@ -158,7 +158,7 @@ describe('geo rules', () => {
         const box = innerBox(circle);
         if (!box) return;
         assert.ok(radiansToKm(radius) <= 100 && Math.abs(c.latitude) <= 80, 'only small circles away from the poles have one');
-        // Two thirds of the circle's height and more than half its width at least.
+        // Its height is radius·√2, about seven tenths of the circle's.
         assert.ok((box.maxLat - box.minLat) * (Math.PI / 180) > 1.4 * radius * 0.999);
         const p = { latitude: box.minLat + fy * (box.maxLat - box.minLat), longitude: box.minLon + fx * (box.maxLon - box.minLon) };
         assert.ok(insideCircle(p, circle), `${JSON.stringify(p)} of ${JSON.stringify(box)} is inside ${JSON.stringify(circle)}`);
