@@ -54,6 +54,8 @@ export function startCheckpointer(file: string, intervalMs = 250, delayMs = 1000
       stopped ??= new Promise<void>((resolve) => {
         const running = worker;
         if (!running || exited) return resolve();
+        // Held while it ends, so that a close waiting for it keeps the process alive meanwhile.
+        running.ref();
         running.once('exit', () => resolve());
         running.postMessage('stop');
         setTimeout(() => void running.terminate(), 1000).unref();

@@ -51,8 +51,8 @@ export interface WriterThreadOptions {
   file: string;
   /** Pragmas run in order right after opening, e.g. `journal_mode = WAL`. */
   pragmas: string[];
-  /** Runs once the thread has closed its connection. */
-  onClose?: () => void;
+  /** Runs once the thread has closed its connection; closing the thread waits for it. */
+  onClose?: () => Promise<void> | void;
 }
 
 /** A message to the thread: a statement, a whole transaction running an operation, or the end. */
@@ -99,8 +99,7 @@ export class WriterThread {
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', () => {
         this.fail(Object.assign(new Error('the SQLite writer thread has stopped'), { code: 'SQLITE_IOERR' }));
-        options.onClose?.();
-        resolve();
+        void Promise.resolve(options.onClose?.()).finally(resolve);
       });
     });
     // Held only while a message is under way: an idle store never keeps the process alive.

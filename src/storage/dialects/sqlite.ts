@@ -72,7 +72,8 @@ export function openSqlite(file: string): SqliteHandles {
   const thread = new WriterThread({
     file,
     pragmas: [...pragmasFor(WRITER_CACHE_KIB), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
-    onClose: () => void checkpointer.stop(),
+    // A closed store leaves nothing running on its file: the checkpointing thread has ended too.
+    onClose: () => checkpointer.stop(),
   });
   const write = new Kysely<Database>({ dialect: writerThreadDialect(thread) });
   const openMigrationConnection = () => new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) });
