@@ -59,5 +59,14 @@ for (const kind of STORES) {
       // SQLite's trees hold live assets only; PostgreSQL's position column stays on every row.
       assert.deepEqual(all.map(Number).sort(), kind === 'sqlite' ? [1, 3] : [1, 2, 3]);
     });
+
+    if (kind === 'postgres') {
+      it('keeps the live city positions in an SP-GiST index on PostgreSQL (0800)', async () => {
+        const index = await sql<{ method: string; definition: string }>`select am.amname as method, pg_get_indexdef(c.oid) as definition
+          from pg_class c join pg_am am on am.oid = c.relam where c.relname = 'assets_city_positions'`.execute(store.db);
+        assert.equal(index.rows[0]?.method, 'spgist');
+        assert.match(index.rows[0]?.definition ?? '', /INCLUDE \(latitude, longitude, seq\) WHERE \(\(deleted_at IS NULL\) AND \(site <> 'experimenters'::text\)\)/);
+      });
+    }
   });
 }

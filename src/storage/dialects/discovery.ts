@@ -159,31 +159,45 @@ export function sqliteCityAssetSeqsInCircle(p: Readonly<CircleWalkParameters> | 
     limit ${limit}`;
 }
 
+/** A walk of the index of live city positions: a circle, how many seqs (in the index's order), and the places (from, to] whose rows come too. */
+export interface CityPageScan {
+  circle: Circle;
+  limit: number;
+  from: number;
+  to: number;
+}
+
 /**
- * PostgreSQL: for each (indexable) circle, the seqs of its first `limit` live
- * city assets in the order of their index (0600-city-positions), read from
- * that index alone, all in one statement (the searches of requests that
- * arrive together); `i` is the circle's place in `circles`, `n` the seq's
- * place in its circle's order.
+ * PostgreSQL: for each (indexable) circle, how many live city assets `walked`
+ * its index (0600-city-positions, SP-GiST since 0800) holds, up to `limit`,
+ * counted from that index alone, and the rows of those at places (from, to]
+ * of the index's order, each with its place `n` (from 1); when no row falls in
+ * those places, one row with the count alone (no seq). `i` is the scan's place
+ * in `scans`. One statement for the searches of the requests that arrive
+ * together: the walk and the page's rows were two round trips each.
  */
-export function postgresCityAssetSeqsInCircles(
-  circles: ReadonlyArray<{ circle: Circle; limit: number }>, haversine: HaversineSql,
-): RawBuilder<{ i: number; seq: number; n: number }> {
-  const each = circles.map(({ circle, limit }) => ({ box: circleBox(circle), centre: centreTerms(circle.centre), bound: haversineBound(circle.radius), limit }));
-  const column = <T>(f: (c: (typeof each)[number]) => T): T[] => each.map(f);
+export function postgresCityPagesInCircles<Row>(scans: readonly CityPageScan[], haversine: HaversineSql, columns: readonly string[]): RawBuilder<Row> {
+  const each = scans.map((scan) => ({ ...scan, box: circleBox(scan.circle), centre: centreTerms(scan.circle.centre), bound: haversineBound(scan.circle.radius) }));
+  const circles = each.map((c, i) => ({
+    i, min_lon: c.box.minLon - BOX_SLACK, min_lat: c.box.minLat - BOX_SLACK, max_lon: c.box.maxLon + BOX_SLACK, max_lat: c.box.maxLat + BOX_SLACK,
+    phi: c.centre.phi, cos_phi: c.centre.cosPhi, lambda: c.centre.lambda, bound: c.bound, lim: c.limit, page_from: c.from, page_to: c.to,
+  }));
   const centre = { phi: sql.ref<number>('q.phi'), cosPhi: sql.ref<number>('q.cos_phi'), lambda: sql.ref<number>('q.lambda') };
+  const selected = sql.join(columns.map((c) => sql.ref(`a.${c}`)));
   // The conditions repeat the index's own predicate, so that the planner can prove the index holds every match.
-  return sql<{ i: number; seq: number; n: number }>`select q.i, s.seq, s.n
-    from unnest(${circles.map((_, k) => k)}::int4[], ${column((c) => c.box.minLon - BOX_SLACK)}::float8[], ${column((c) => c.box.minLat - BOX_SLACK)}::float8[],
-      ${column((c) => c.box.maxLon + BOX_SLACK)}::float8[], ${column((c) => c.box.maxLat + BOX_SLACK)}::float8[],
-      ${column((c) => c.centre.phi)}::float8[], ${column((c) => c.centre.cosPhi)}::float8[], ${column((c) => c.centre.lambda)}::float8[],
-      ${column((c) => c.bound)}::float8[], ${column((c) => c.limit)}::int4[])
-      as q(i, min_lon, min_lat, max_lon, max_lat, phi, cos_phi, lambda, bound, lim)
-    cross join lateral (select assets.seq, row_number() over () as n from assets
+  // Off the page the seq looked up is null: the lookup ends at once, where a condition on `n` beside it was checked only after it.
+  // The circles come as one JSON document, whose number of rows the planner does not guess from the value: the plan made once serves them all.
+  return sql<Row>`select q.i, w.n, w.walked, ${selected}
+    from json_to_recordset(${JSON.stringify(circles)}::json)
+      as q(i int4, min_lon float8, min_lat float8, max_lon float8, max_lat float8, phi float8, cos_phi float8, lambda float8, bound float8, lim int4, page_from int4, page_to int4)
+    cross join lateral (select m.seq, m.n, count(*) over () as walked from (select assets.seq, row_number() over () as n from assets
       where assets.deleted_at is null and assets.site <> ${sql.lit(EXPERIMENTERS_SITE)}
         and point(assets.longitude, assets.latitude) <@ box(point(q.min_lon, q.min_lat), point(q.max_lon, q.max_lat))
         and ${haversine(centre, sql.ref('assets.latitude'), sql.ref('assets.longitude'))} <= q.bound
-      limit q.lim) s`;
+      limit q.lim) m) w
+    left join lateral (select ${sql.join(columns.map((c) => sql.ref(`assets.${c}`)))} from assets
+      where assets.seq = case when w.n > q.page_from and w.n <= q.page_to then w.seq end and assets.deleted_at is null) a on true
+    where a.seq is not null or w.n = 1`;
 }
 
 /** Seqs as seqIn takes them in one parameter: SQLite reads a JSON array, PostgreSQL an array. */

@@ -10,7 +10,7 @@ import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-a
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import {
   attributeTextContains, centreTerms, circleWalkParameters, containsPattern, filterColumn, idStartsWith, indexableCircle, positionMayBeIn,
-  postgresCityAssetSeqsInCircles, seqIn, seqList, spatialSource, sqliteCityAssetSeqsInCircle, sqliteCityAssetsInBox, type BoxWalkParameters,
+  postgresCityPagesInCircles, seqIn, seqList, spatialSource, sqliteCityAssetSeqsInCircle, sqliteCityAssetsInBox, type BoxWalkParameters, type CityPageScan,
   type CircleWalkParameters, type HaversineSql,
 } from '../dialects/discovery.js';
 import { PreparedQuery } from '../prepared-query.js';
@@ -294,15 +294,26 @@ export function countedByPositions(criteria: AssetCriteria): boolean {
     && !seesExperimentAssets(criteria.visible);
 }
 
-/**
- * The seqs of the first `limit` assets the criteria select, in the order of
- * the index of live city positions, read from that index alone; undefined
- * when that index cannot answer (countedByPositions, or a circle too wide).
- */
-async function cityAssetSeqs(store: Store, criteria: AssetCriteria, limit: number): Promise<number[] | undefined> {
+/** The circle the index of live city positions answers for by itself (countedByPositions), if any. */
+function indexedCircle(criteria: AssetCriteria): Circle | undefined {
   const circle = criteria.area?.circle;
-  if (!circle || !countedByPositions(criteria) || !indexableCircle(circle)) return undefined;
-  if (store.dialect === 'postgres') return readTogether(cityScans, store, (scans) => scanCitiesTogether(store, scans)).load({ circle, limit });
+  return circle && countedByPositions(criteria) && indexableCircle(circle) ? circle : undefined;
+}
+
+/**
+ * The page (places offset+1 to offset+limit) of the first `reach` assets in
+ * the circle, in the order of the index of live city positions, and how many
+ * of those `reach` there are: the index alone decides which assets, and only
+ * the page's own rows are read.
+ */
+async function cityPage(store: Store, circle: Circle, reach: number, page: Page): Promise<CityPage> {
+  if (store.dialect === 'postgres') return postgresCityPage(store, circle, reach, page.offset, page.offset + page.limit);
+  const seqs = await sqliteCityAssetSeqs(store, circle, reach);
+  return { walked: seqs.length, rows: await rowsBySeq(store, seqs.slice(page.offset, page.offset + page.limit), false) };
+}
+
+/** SQLite: the seqs of the first `limit` live city assets in the circle, in the order of the R*Tree, read from that tree alone. */
+async function sqliteCityAssetSeqs(store: Store, circle: Circle, limit: number): Promise<number[]> {
   // The circle's inner box first: the tree alone tells that those positions are inside, where the rest costs a distance each.
   const inner = innerBox(circle);
   const first = inner ? await readPrepared(store, CITY_BOX_WALK, [inner.minLon, inner.maxLon, inner.minLat, inner.maxLat, limit]) : [];
@@ -315,16 +326,27 @@ async function cityAssetSeqs(store: Store, criteria: AssetCriteria, limit: numbe
 const CITY_BOX_WALK = new PreparedQuery<BoxWalkParameters, { seq: number }>(5, (_db, p) => sqliteCityAssetsInBox(p));
 const CITY_CIRCLE_WALK = new PreparedQuery<CircleWalkParameters, { seq: number }>(15, (_db, p) => sqliteCityAssetSeqsInCircle(p, haversineTermSql));
 
-type CityScan = { circle: Circle; limit: number };
-const cityScans = new WeakMap<Store, DataLoader<CityScan, number[] | undefined>>();
+type CityPageRow = { i: number; n: number | string; walked: number | string } & { [K in keyof SummaryRow]: SummaryRow[K] | null };
+type CityPage = { walked: number; rows: SummaryRow[] };
+const SUMMARY_COLUMN_NAMES = SUMMARY_COLUMNS.map((c) => c.slice('assets.'.length));
+const cityPages = new WeakMap<Store, DataLoader<CityPageScan, CityPage | undefined>>();
 
-/** PostgreSQL: the walks of several circles in one statement, each circle's seqs in its own order. */
-async function scanCitiesTogether(store: Store, scans: readonly CityScan[]): Promise<Map<CityScan, number[]>> {
-  const rows = (await postgresCityAssetSeqsInCircles(scans, haversineTermSql).execute(store.read)).rows
-    .map((r) => ({ i: Number(r.i), seq: Number(r.seq), n: Number(r.n) }))
-    .sort((a, b) => a.i - b.i || a.n - b.n);
-  const out = new Map<CityScan, number[]>(scans.map((scan) => [scan, []]));
-  for (const r of rows) out.get(scans[r.i] as CityScan)?.push(r.seq);
+/** PostgreSQL: how many city assets the circle holds up to `limit`, and the rows of those at places (from, to] of the index's order. */
+async function postgresCityPage(store: Store, circle: Circle, limit: number, from: number, to: number): Promise<CityPage> {
+  const page = await readTogether(cityPages, store, (scans) => cityPagesTogether(store, scans)).load({ circle, limit, from, to });
+  return page ?? { walked: 0, rows: [] };
+}
+
+async function cityPagesTogether(store: Store, scans: readonly CityPageScan[]): Promise<Map<CityPageScan, CityPage>> {
+  const rows = (await postgresCityPagesInCircles<CityPageRow>(scans, haversineTermSql, SUMMARY_COLUMN_NAMES).execute(store.read)).rows
+    .sort((a, b) => a.i - b.i || Number(a.n) - Number(b.n));
+  const out = new Map<CityPageScan, CityPage>(scans.map((scan) => [scan, { walked: 0, rows: [] }]));
+  for (const r of rows) {
+    const page = out.get(scans[r.i] as CityPageScan);
+    if (!page) continue;
+    page.walked = Number(r.walked);
+    if (r.seq !== null) page.rows.push(r as SummaryRow);
+  }
   return out;
 }
 
@@ -336,11 +358,11 @@ async function scanCitiesTogether(store: Store, scans: readonly CityScan[]): Pro
  * cannot answer.
  */
 export async function pageOfCityAssets(store: Store, criteria: AssetCriteria, page: Page, cap: number): Promise<{ items: AssetSummary[]; total: number | undefined } | undefined> {
+  const circle = indexedCircle(criteria);
+  if (!circle) return undefined;
   const reach = Math.max(page.offset + page.limit, cap + 1);
-  const seqs = await cityAssetSeqs(store, criteria, reach);
-  if (!seqs) return undefined;
-  const items = (await rowsBySeq(store, seqs.slice(page.offset, page.offset + page.limit), false)).map(toSummary);
-  return { items, total: seqs.length < reach ? seqs.length : undefined };
+  const { walked, rows } = await cityPage(store, circle, reach, page);
+  return { items: rows.map(toSummary), total: walked < reach ? walked : undefined };
 }
 
 /**
@@ -351,8 +373,11 @@ export async function pageOfCityAssets(store: Store, criteria: AssetCriteria, pa
 export async function countAssets(store: Store, criteria: AssetCriteria, cap?: number): Promise<number | undefined> {
   if (countedByCounters(criteria)) return countFromCounters(store, criteria);
   if (cap !== undefined) {
-    const seqs = await cityAssetSeqs(store, criteria, cap + 1);
-    if (seqs) return seqs.length > cap ? undefined : seqs.length;
+    const circle = indexedCircle(criteria);
+    if (circle) {
+      const { walked } = await cityPage(store, circle, cap + 1, { offset: 0, limit: 0 });
+      return walked > cap ? undefined : walked;
+    }
     const matches = baseQuery(store, criteria, false, true).clearSelect().select(sql<number>`1`.as('one')).limit(cap + 1);
     const row = await store.read.selectFrom(matches.as('m')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     const n = Number(row?.n ?? 0);
