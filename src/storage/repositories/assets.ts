@@ -6,7 +6,7 @@ import { EXPERIMENTERS_SITE, type AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter, IndexedPosition } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
-  addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount,
+  addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount, moveActivity,
   recordAttributeRows, registerType, Tally, type CounterKey, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
@@ -454,10 +454,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
       await addReadingRows(session, readings);
     }
     await recordAttributeRows(session, attributes);
-    for (const { value: { key, from, to }, n } of hourMoves.groupsWithCounts()) {
-      await decrementActivity(session, key, from, n);
-      await incrementActivity(session, key, to, n);
-    }
+    await moveActivity(session, [...hourMoves.groupsWithCounts()].map(({ value, n }) => ({ ...value, n })));
     return { found, moved };
   });
   if (done.moved.length > 0) await adapter.indexPositions(trx, done.moved);
