@@ -67,9 +67,8 @@ export async function createBenchDatabase(kind: StoreKind, options: { sqliteSeed
     return { kind, url: `sqlite:${file}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `opencity_bench_${randomBytes(6).toString('hex')}`;
-  const template = options.postgresTemplate ? ` template ${identifier(options.postgresTemplate)}` : '';
-  if (template === '') await adminQuery(`create database ${name}`);
-  else await cloneDatabase(name, template);
+  if (options.postgresTemplate === undefined) await adminQuery(`create database ${name}`);
+  else await cloneDatabase(name, options.postgresTemplate);
   return { kind, url: postgresUrlOf(name), drop: async () => { await adminQuery(`drop database if exists ${name} with (force)`); } };
 }
 
@@ -81,7 +80,7 @@ export async function createBenchDatabase(kind: StoreKind, options: { sqliteSeed
  */
 async function cloneDatabase(name: string, template: string): Promise<void> {
   const version = Number((await adminQuery('show server_version_num')).rows[0]?.server_version_num ?? 0);
-  await adminQuery(`create database ${name}${template}${version >= 150000 ? ' strategy file_copy' : ''}`);
+  await adminQuery(`create database ${name} template ${identifier(template)}${version >= 150000 ? ' strategy file_copy' : ''}`);
 }
 
 /** Drops a PostgreSQL database by name (used for cached templates). */

@@ -177,11 +177,14 @@ export interface CityPageScan {
  * together: the walk and the page's rows were two round trips each.
  */
 export function postgresCityPagesInCircles<Row>(scans: readonly CityPageScan[], haversine: HaversineSql, columns: readonly string[]): RawBuilder<Row> {
-  const each = scans.map((scan) => ({ ...scan, box: circleBox(scan.circle), centre: centreTerms(scan.circle.centre), bound: haversineBound(scan.circle.radius) }));
-  const circles = each.map((c, i) => ({
-    i, min_lon: c.box.minLon - BOX_SLACK, min_lat: c.box.minLat - BOX_SLACK, max_lon: c.box.maxLon + BOX_SLACK, max_lat: c.box.maxLat + BOX_SLACK,
-    phi: c.centre.phi, cos_phi: c.centre.cosPhi, lambda: c.centre.lambda, bound: c.bound, lim: c.limit, page_from: c.from, page_to: c.to,
-  }));
+  const circles = scans.map(({ circle, limit, from, to }, i) => {
+    const box = circleBox(circle);
+    const { phi, cosPhi, lambda } = centreTerms(circle.centre);
+    return {
+      i, min_lon: box.minLon - BOX_SLACK, min_lat: box.minLat - BOX_SLACK, max_lon: box.maxLon + BOX_SLACK, max_lat: box.maxLat + BOX_SLACK,
+      phi, cos_phi: cosPhi, lambda, bound: haversineBound(circle.radius), lim: limit, page_from: from, page_to: to,
+    };
+  });
   const centre = { phi: sql.ref<number>('q.phi'), cosPhi: sql.ref<number>('q.cos_phi'), lambda: sql.ref<number>('q.lambda') };
   const selected = sql.join(columns.map((c) => sql.ref(`a.${c}`)));
   // The conditions repeat the index's own predicate, so that the planner can prove the index holds every match.

@@ -91,6 +91,8 @@ const ATTRIBUTE_TYPE_ARRAYS = new PreparedQuery<[seqs: number[], names: string[]
 
 type CounterParams = [site: string, service: string, provider: string, type: string];
 const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
+/** One string for a counter and some hours, to group by. */
+const counterId = (key: CounterKey, hours: readonly number[]): string => [...counterParams(key), ...hours].join('\u0000');
 
 /**
  * The writes of one batch grouped by the counter (and hours) they move, with
@@ -101,7 +103,7 @@ export class Tally<T> {
 
   /** Counts one more under `key` and `hours`; `value` describes the group the first time. */
   add(key: CounterKey, hours: readonly number[], value: T): void {
-    const id = [...counterParams(key), ...hours].join('\u0000');
+    const id = counterId(key, hours);
     const group = this.groups.get(id);
     if (group) group.n += 1;
     else this.groups.set(id, { value, n: 1 });
@@ -178,7 +180,7 @@ export async function moveActivity(session: Session, moves: Iterable<{ key: Coun
   }
   const net = new Map<string, { key: CounterKey; hour: number; by: number }>();
   const add = (key: CounterKey, hour: number, by: number) => {
-    const id = [...counterParams(key), hour].join('\u0000');
+    const id = counterId(key, [hour]);
     const row = net.get(id);
     if (row) row.by += by;
     else net.set(id, { key, hour, by });

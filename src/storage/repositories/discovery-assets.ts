@@ -445,7 +445,7 @@ const ASSET_DETAILS = new PreparedQuery<[ids: readonly string[]], DetailRow>(1, 
 const MAX_READ_TOGETHER = 256;
 
 /**
- * On PostgreSQL, the reads of one kind (an asset by id, a page's rows by seq)
+ * On PostgreSQL, the reads of one kind (an asset by id, a map search)
  * that the requests arriving in one turn of the event loop make go to the
  * server as one statement. Each round trip costs this process a socket write
  * that wakes the database, which took more of its time than everything else
@@ -495,24 +495,13 @@ const ROWS_BY_SEQ = new PreparedQuery<[list: string | number[]], DetailRow>(1, (
   return (withAttributes === 1 ? query.select('assets.attrs') : query) as AssetQuery;
 });
 
-/** The rows of live assets by seq, by seq (one statement, whatever their number). */
-async function readRowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<Map<number, SummaryRow>> {
-  const rows = await readPrepared(store, ROWS_BY_SEQ, [seqList(store.dialect, seqs)], withAttributes ? 1 : 0);
-  return new Map(rows.map((r) => [Number(r.seq), r]));
-}
-
-const summariesBySeq = new WeakMap<Store, DataLoader<number, SummaryRow | undefined>>();
-
-/** The rows of live assets by seq, in the order of `seqs`. */
+/** The rows of live assets by seq, in the order of `seqs` (one statement, whatever their number). */
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: false): Promise<SummaryRow[]>;
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: true): Promise<DetailRow[]>;
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<SummaryRow[]> {
   if (seqs.length === 0) return [];
-  if (store.dialect === 'postgres' && !withAttributes) {
-    const loader = readTogether(summariesBySeq, store, (keys) => readRowsBySeq(store, keys, false));
-    return (await Promise.all(seqs.map((s) => loader.load(s)))).filter((r) => r !== undefined);
-  }
-  const bySeq = await readRowsBySeq(store, seqs, withAttributes);
+  const rows = await readPrepared(store, ROWS_BY_SEQ, [seqList(store.dialect, seqs)], withAttributes ? 1 : 0);
+  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
   return seqs.flatMap((s) => bySeq.get(s) ?? []);
 }
 
