@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -7,6 +8,7 @@ import { ConfigError, loadConfig } from './config.js';
  * and handles signals. A bad configuration stops the start with one clear line.
  */
 export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
+  boundHeapGrowth();
   let config;
   try {
     config = loadConfig(env);
@@ -51,6 +53,22 @@ export async function serve(env: Record<string, string | undefined> = process.en
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * How far V8 lets its heap grow past what the last full collection kept, in
+ * percent. Left to itself, V8 grows a heap of some 40 MB that lives to 120 MB
+ * and more under load before collecting it (its factor goes up to 4), which
+ * took the server's peak memory with a million assets over the 300 MB it is
+ * allowed; at 30% the same benchmark peaked at 269 MB (SQLite) and 168 MB
+ * (PostgreSQL), against 312 and 273, with throughput within the machine's
+ * noise. The flag is read as the heap grows, so setting it here, before the
+ * store and its threads start, holds for the whole process.
+ */
+const HEAP_GROWING_PERCENT = 30;
+
+function boundHeapGrowth(): void {
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
 // Run as a file of its own (`node dist/src/main.js`), it serves; imported by the CLI, or bundled

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { counterSegment } from '../../domain/activity.js';
-import { PreparedQuery, type Session } from '../prepared-query.js';
+import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 
 /**
  * What every asset write keeps in step beside the asset's own row: its
@@ -65,29 +65,44 @@ const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, 
     .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[3 * i], name: p[3 * i + 1], type: p[3 * i + 2] })))
     .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') }))));
 
-/**
- * Records the attributes (name and type) assets carry. A statement may not
- * upsert one row twice, so a name repeated for an asset keeps its last type.
- */
-export async function recordAttributeRows(session: Session, rows: Array<{ seq: number; name: string; type: string }>): Promise<void> {
-  const latest = new Map<string, { seq: number; name: string; type: string }>();
+/** An attribute (name and type) an asset carries. */
+export interface AttributeRow {
+  seq: number;
+  name: string;
+  type: string;
+}
+
+/** A statement may not upsert one row twice: a name repeated for an asset keeps its last type. */
+export function latestAttributeRows(rows: AttributeRow[]): AttributeRow[] {
+  const latest = new Map<string, AttributeRow>();
   for (const row of rows) latest.set(`${row.seq}\u0000${row.name}`, row);
-  const all = [...latest.values()];
+  return [...latest.values()];
+}
+
+/** Attribute rows as the array parameters of attributeUpsertSql. */
+export const attributeColumns = (rows: AttributeRow[]): [seqs: number[], names: string[], types: string[]] =>
+  [rows.map((r) => r.seq), rows.map((r) => r.name), rows.map((r) => r.type)];
+
+/** PostgreSQL: attribute rows upserted from three arrays, parameters $first to $first+2. */
+export const attributeUpsertSql = (first: number): string => `insert into asset_attributes (asset_seq, name, type)
+    select * from unnest($${first}::int8[], $${first + 1}::text[], $${first + 2}::text[])
+    on conflict (asset_seq, name) do update set type = excluded.type`;
+
+const ATTRIBUTE_TYPE_ARRAYS = new RawStatement<never>(attributeUpsertSql(1));
+
+/** Records the attributes (name and type) assets carry. */
+export async function recordAttributeRows(session: Session, rows: AttributeRow[]): Promise<void> {
+  const all = latestAttributeRows(rows);
   if (all.length === 0) return;
   // PostgreSQL takes them all as arrays: one text, planned once, whatever their number.
   if (session.dialect === 'postgres') {
-    await ATTRIBUTE_TYPE_ARRAYS.run(session, [all.map((r) => r.seq), all.map((r) => r.name), all.map((r) => r.type)]);
+    await ATTRIBUTE_TYPE_ARRAYS.run(session, attributeColumns(all));
     return;
   }
   for (const chunk of chunks(all)) {
     await ATTRIBUTE_TYPES.run(session, chunk.flatMap((r) => [r.seq, r.name, r.type]), chunk.length);
   }
 }
-
-const ATTRIBUTE_TYPE_ARRAYS = new PreparedQuery<[seqs: number[], names: string[], types: string[]], never>(3, (_db, [seqs, names, types]) =>
-  sql`insert into asset_attributes (asset_seq, name, type)
-    select * from unnest(${seqs}::int8[], ${names}::text[], ${types}::text[])
-    on conflict (asset_seq, name) do update set type = excluded.type`);
 
 type CounterParams = [site: string, service: string, provider: string, type: string];
 const counterParams = (k: CounterKey): CounterParams => [k.site, k.service, k.provider, k.type];
@@ -153,32 +168,26 @@ export async function decrementActivity(session: Session, key: CounterKey, hour:
 type ActivityColumns = [sites: string[], services: string[], providers: string[], types: string[], hours: number[]];
 const activityRows = (rows: ReadonlyArray<{ key: CounterKey; hour: number }>): ActivityColumns =>
   [rows.map((r) => r.key.site), rows.map((r) => r.key.service), rows.map((r) => r.key.provider), rows.map((r) => r.key.type), rows.map((r) => r.hour)];
-const ADD_TO_ACTIVITIES = new PreparedQuery<[...ActivityColumns, by: number[]], never>(6, (_db, [sites, services, providers, types, hours, by]) =>
-  sql`insert into asset_activity (site, service, provider, type, hour, assets)
-    select * from unnest(${sites}::text[], ${services}::text[], ${providers}::text[], ${types}::text[], ${hours}::int8[], ${by}::int8[])
-    on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets`);
-const DROP_EMPTY_ACTIVITIES = new PreparedQuery<ActivityColumns, never>(5, (_db, [sites, services, providers, types, hours]) =>
-  sql`delete from asset_activity a
-    using unnest(${sites}::text[], ${services}::text[], ${providers}::text[], ${types}::text[], ${hours}::int8[]) as m(site, service, provider, type, hour)
-    where a.site = m.site and a.service = m.service and a.provider = m.provider and a.type = m.type and a.hour = m.hour and a.assets <= 0`);
 
-/**
- * Moves `n` assets of each counter from activity hour `from` to hour `to`.
- * On PostgreSQL the moves are netted per counter and hour and written in two
- * statements whatever their number: after an hour turns, most updates of a
- * batch move their asset, and three round trips a counter made a batch wait
- * for as many turns of a busy event loop. On SQLite a statement costs a few
- * microseconds in the writer's thread: each move is written as it comes.
- */
-export async function moveActivity(session: Session, moves: Iterable<{ key: CounterKey; from: number; to: number; n: number }>): Promise<void> {
-  if (session.dialect !== 'postgres') {
-    for (const { key, from, to, n } of moves) {
-      await decrementActivity(session, key, from, n);
-      await incrementActivity(session, key, to, n);
-    }
-    return;
-  }
-  const net = new Map<string, { key: CounterKey; hour: number; by: number }>();
+/** A counter's change in one activity hour. */
+export interface ActivityDelta {
+  key: CounterKey;
+  hour: number;
+  by: number;
+}
+
+/** A counter and hour that a batch's deltas took to zero (PostgreSQL gives int8 as text). */
+export interface EmptiedActivity {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+  hour: number | string;
+}
+
+/** Moves of `n` assets of a counter from hour `from` to hour `to`, netted per counter and hour (zero nets left out). */
+export function netActivityMoves(moves: Iterable<{ key: CounterKey; from: number; to: number; n: number }>): ActivityDelta[] {
+  const net = new Map<string, ActivityDelta>();
   const add = (key: CounterKey, hour: number, by: number) => {
     const id = counterId(key, [hour]);
     const row = net.get(id);
@@ -189,11 +198,61 @@ export async function moveActivity(session: Session, moves: Iterable<{ key: Coun
     add(key, from, -n);
     add(key, to, n);
   }
-  const rows = [...net.values()].filter((r) => r.by !== 0);
+  return [...net.values()].filter((r) => r.by !== 0);
+}
+
+/** Deltas as the array parameters of activityUpsertSql. */
+export const activityDeltaColumns = (rows: readonly ActivityDelta[]): [...ActivityColumns, by: number[]] =>
+  [...activityRows(rows), rows.map((r) => r.by)];
+
+/**
+ * PostgreSQL: deltas added to their hours from six arrays, parameters $first
+ * to $first+5; returns each hour's new count (`assets`), so that the hours
+ * left empty are known without another statement.
+ */
+export const activityUpsertSql = (first: number): string => `insert into asset_activity (site, service, provider, type, hour, assets)
+    select * from unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[], $${first + 4}::int8[], $${first + 5}::int8[])
+    on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
+    returning site, service, provider, type, hour, assets`;
+
+/** The end of a statement whose CTE `added` is activityUpsertSql: the hours it left empty. */
+export const EMPTIED_OF_ADDED = 'select site, service, provider, type, hour from added where assets <= 0';
+
+const ADD_TO_ACTIVITIES = new RawStatement<EmptiedActivity>(`with added as (${activityUpsertSql(1)}) ${EMPTIED_OF_ADDED}`);
+const DROP_EMPTY_ACTIVITIES = new PreparedQuery<ActivityColumns, never>(5, (_db, [sites, services, providers, types, hours]) =>
+  sql`delete from asset_activity a
+    using unnest(${sites}::text[], ${services}::text[], ${providers}::text[], ${types}::text[], ${hours}::int8[]) as m(site, service, provider, type, hour)
+    where a.site = m.site and a.service = m.service and a.provider = m.provider and a.type = m.type and a.hour = m.hour and a.assets <= 0`);
+
+/**
+ * Drops the hours a batch left empty. Most batches empty none (an hour empties
+ * when its counter's last asset moves on): the statement runs only when one did.
+ */
+export async function dropEmptiedActivities(session: Session, emptied: readonly EmptiedActivity[]): Promise<void> {
+  if (emptied.length === 0) return;
+  await DROP_EMPTY_ACTIVITIES.run(session, activityRows(emptied.map((e) => ({ key: e, hour: Number(e.hour) }))));
+}
+
+/**
+ * Moves `n` assets of each counter from activity hour `from` to hour `to`.
+ * On PostgreSQL the moves are netted per counter and hour and written in one
+ * statement whatever their number (two when an hour is left empty): after an
+ * hour turns, most updates of a batch move their asset, and a round trip per
+ * counter made a batch wait for as many turns of a busy event loop. On SQLite
+ * a statement costs a few microseconds in the writer's thread: each move is
+ * written as it comes.
+ */
+export async function moveActivity(session: Session, moves: Iterable<{ key: CounterKey; from: number; to: number; n: number }>): Promise<void> {
+  if (session.dialect !== 'postgres') {
+    for (const { key, from, to, n } of moves) {
+      await decrementActivity(session, key, from, n);
+      await incrementActivity(session, key, to, n);
+    }
+    return;
+  }
+  const rows = netActivityMoves(moves);
   if (rows.length === 0) return;
-  await ADD_TO_ACTIVITIES.run(session, [...activityRows(rows), rows.map((r) => r.by)]);
-  const emptied = rows.filter((r) => r.by < 0);
-  if (emptied.length > 0) await DROP_EMPTY_ACTIVITIES.run(session, activityRows(emptied));
+  await dropEmptiedActivities(session, (await ADD_TO_ACTIVITIES.run(session, activityDeltaColumns(rows))).rows);
 }
 
 const REGISTER_TYPE = new PreparedQuery<[type: string], never>(1, (db, [type]) =>

@@ -6,8 +6,9 @@ import { EXPERIMENTERS_SITE, type AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter, IndexedPosition } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
-  addReadingRows, chunks, counterKey, decrementActivity, decrementCount, incrementActivity, incrementCount, moveActivity,
-  recordAttributeRows, registerType, Tally, type CounterKey, type ReadingInput, type ReadingRow,
+  activityDeltaColumns, activityUpsertSql, addReadingRows, attributeColumns, attributeUpsertSql, chunks, counterKey, decrementActivity,
+  decrementCount, dropEmptiedActivities, EMPTIED_OF_ADDED, incrementActivity, incrementCount, latestAttributeRows, moveActivity,
+  netActivityMoves, recordAttributeRows, registerType, Tally, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -351,7 +352,13 @@ const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset & { id: string }>(
    from assets where id = any($1::text[]) and deleted_at is null order by id for update`);
 
 /** PostgreSQL: every changed asset of the batch (and the geo index of the moved ones), and all its readings, in one statement. */
-const WRITE_STATES_AND_READINGS = new RawStatement<never>(`
+/**
+ * PostgreSQL: everything an update batch writes, in one statement (a round
+ * trip waits for a turn of the event loop, and under read load each turn is
+ * slow): the assets' states, their readings, the attributes they gained and
+ * their activity moves; it returns the activity hours the moves left empty.
+ */
+const WRITE_UPDATE_BATCH = new RawStatement<EmptiedActivity>(`
 with written as (
   update assets as a set attrs = u.attrs, recorded_at = u.recorded_at, last_reading_at = u.last_reading_at,
     latitude = u.latitude, longitude = u.longitude,
@@ -359,9 +366,19 @@ with written as (
   from unnest($1::int8[], $2::text[], $3::int8[], $4::int8[], $5::float8[], $6::float8[], $7::bool[])
     as u(seq, attrs, recorded_at, last_reading_at, latitude, longitude, moved)
   where a.seq = u.seq
+), appended as (
+  insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
+  select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])
+), attributes as (
+  ${attributeUpsertSql(13)}
+), added as (
+  ${activityUpsertSql(16)}
 )
-insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
-select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])`);
+${EMPTIED_OF_ADDED}`);
+
+type HourMove = { key: CounterKey; from: number; to: number };
+/** Each group of assets of one counter moving between the same two hours, with how many move. */
+const movesOf = (tally: Tally<HourMove>) => [...tally.groupsWithCounts()].map(({ value, n }) => ({ ...value, n }));
 
 /** An asset as the updates of one batch leave it, before it is written back once. */
 interface Working {
@@ -400,7 +417,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     const readings: ReadingRow[] = [];
     const attributes: Array<{ seq: number; name: string; type: string }> = [];
     // Assets moving between the same activity buckets move in one statement pair.
-    const hourMoves = new Tally<{ key: CounterKey; from: number; to: number }>();
+    const hourMoves = new Tally<HourMove>();
     for (const input of inputs) {
       const asset = assets.get(input.id);
       if (!asset || (input.expectedType !== undefined && asset.row.type !== input.expectedType)) {
@@ -434,11 +451,14 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
     const moved: IndexedPosition[] = [];
     if (session.dialect === 'postgres') {
       const changed = [...assets.values()].filter((a) => a.changed);
-      await WRITE_STATES_AND_READINGS.run(session, [
+      const emptied = await WRITE_UPDATE_BATCH.run(session, [
         changed.map((a) => Number(a.row.seq)), changed.map((a) => JSON.stringify(a.attrs)), changed.map((a) => a.recordedAt),
         changed.map((a) => a.lastReadingAt), changed.map((a) => a.latitude), changed.map((a) => a.longitude), changed.map((a) => a.moved),
         readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+        ...attributeColumns(latestAttributeRows(attributes)),
+        ...activityDeltaColumns(netActivityMoves(movesOf(hourMoves))),
       ]);
+      await dropEmptiedActivities(session, emptied.rows);
     } else {
       for (const asset of assets.values()) {
         if (!asset.changed) continue;
@@ -452,9 +472,9 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
         }
       }
       await addReadingRows(session, readings);
+      await recordAttributeRows(session, attributes);
+      await moveActivity(session, movesOf(hourMoves));
     }
-    await recordAttributeRows(session, attributes);
-    await moveActivity(session, [...hourMoves.groupsWithCounts()].map(({ value, n }) => ({ ...value, n })));
     return { found, moved };
   });
   if (done.moved.length > 0) await adapter.indexPositions(trx, done.moved);
