@@ -8,7 +8,6 @@ import { ConfigError, loadConfig } from './config.js';
  * and handles signals. A bad configuration stops the start with one clear line.
  */
 export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
-  boundHeapGrowth();
   let config;
   try {
     config = loadConfig(env);
@@ -28,6 +27,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     process.exit(1);
   }
   const { app, generatedAdminSecret } = opencity;
+  if (opencity.ctx.store.livesInProcess) boundHeapGrowth();
   if (generatedAdminSecret) {
     process.stdout.write(
       `\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`,
@@ -57,13 +57,17 @@ export async function serve(env: Record<string, string | undefined> = process.en
 
 /**
  * How far V8 lets its heap grow past what the last full collection kept, in
- * percent. Left to itself, V8 grows a heap of some 40 MB that lives to 120 MB
- * and more under load before collecting it (its factor goes up to 4), which
- * took the server's peak memory with a million assets over the 300 MB it is
- * allowed; at 30% the same benchmark peaked at 269 MB (SQLite) and 168 MB
- * (PostgreSQL), against 312 and 273, with throughput within the machine's
- * noise. The flag is read as the heap grows, so setting it here, before the
- * store and its threads start, holds for the whole process.
+ * percent, when the store lives in this process. Left to itself, V8 grows a
+ * heap of some 40 MB that lives to 120 MB and more under load before
+ * collecting it (its factor goes up to 4); beside SQLite's page caches and its
+ * writer's thread, that took the server's peak memory with a million assets
+ * over the 300 MB it is allowed (312 MiB), and at 30% the same benchmark
+ * peaked at 263–269 MiB with throughput within the machine's noise. On
+ * PostgreSQL the heap is left alone: the process peaked at 273 MiB without
+ * the bound, and with it lost about a fifth of its geo searches and distinct
+ * pages, whose requests wait on the server long enough for their objects to
+ * outlive young collections. The flag is read as the heap grows, so it holds
+ * for the whole process, the writer's and checkpointer's threads included.
  */
 const HEAP_GROWING_PERCENT = 30;
 

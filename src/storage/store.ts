@@ -40,6 +40,11 @@ export class Store {
     throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
   }
 
+  /** A SQLite store lives in the server's process: its page caches and its writer's thread count in the process's memory. */
+  get livesInProcess(): boolean {
+    return this.adapter.name === 'sqlite';
+  }
+
   get dialect(): 'sqlite' | 'postgres' {
     return this.adapter.name;
   }

@@ -28,6 +28,8 @@ for (const kind of STORES) {
         assert.deepEqual(applied, MIGRATIONS.map((m) => m.name));
         assert.deepEqual(await store.migrate(), []);
         assert.equal(await store.ping(), true);
+        // Only a store in the server's own process makes the server bound its heap (src/main.ts).
+        assert.equal(store.livesInProcess, kind === 'sqlite');
       } finally {
         await store.close();
       }
