@@ -27,7 +27,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     process.exit(1);
   }
   const { app, generatedAdminSecret } = opencity;
-  if (opencity.ctx.store.livesInProcess) boundHeapGrowth();
+  boundHeapGrowth(opencity.ctx.store.livesInProcess ? HEAP_GROWING_PERCENT.storeInProcess : HEAP_GROWING_PERCENT.storeElsewhere);
   if (generatedAdminSecret) {
     process.stdout.write(
       `\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`,
@@ -57,22 +57,21 @@ export async function serve(env: Record<string, string | undefined> = process.en
 
 /**
  * How far V8 lets its heap grow past what the last full collection kept, in
- * percent, when the store lives in this process. Left to itself, V8 grows a
- * heap of some 40 MB that lives to 120 MB and more under load before
- * collecting it (its factor goes up to 4); beside SQLite's page caches and its
- * writer's thread, that took the server's peak memory with a million assets
- * over the 300 MB it is allowed (312 MiB), and at 30% the same benchmark
- * peaked at 263–269 MiB with throughput within the machine's noise. On
- * PostgreSQL the heap is left alone: the process peaked at 273 MiB without
- * the bound, and with it lost about a fifth of its geo searches and distinct
- * pages, whose requests wait on the server long enough for their objects to
- * outlive young collections. The flag is read as the heap grows, so it holds
- * for the whole process, the writer's and checkpointer's threads included.
+ * percent. Left to itself, V8 grows a heap of some 40 MB that lives to 120 MB
+ * and more under load before collecting it (its factor goes up to 4). Beside
+ * SQLite's page caches and its writer's thread, that took the server's peak
+ * memory with a million assets over the 300 MB it is allowed (312 MiB); at
+ * 30% the same benchmark peaked at 260–269 MiB. On PostgreSQL, 30% cost about
+ * a fifth of geo searches and uncached pages, whose requests wait on the
+ * database long enough for their objects to outlive young collections; 100%
+ * kept its peak at 201 MiB (273–285 MiB unbounded) with throughput within the
+ * machine's noise. The flag is read as the heap grows, so it holds for the
+ * whole process, the writer's and checkpointer's threads included.
  */
-const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = { storeInProcess: 30, storeElsewhere: 100 };
 
-function boundHeapGrowth(): void {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+function boundHeapGrowth(percent: number): void {
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
 // Run as a file of its own (`node dist/src/main.js`), it serves; imported by the CLI, or bundled

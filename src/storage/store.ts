@@ -40,7 +40,7 @@ export class Store {
     throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
   }
 
-  /** A SQLite store lives in the server's process: its page caches and its writer's thread count in the process's memory. */
+  /** A SQLite store lives in the server's process: its page caches and its writer's thread count in the process's memory (src/main.ts bounds the heap more tightly then). */
   get livesInProcess(): boolean {
     return this.adapter.name === 'sqlite';
   }

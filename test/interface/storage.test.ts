@@ -28,7 +28,7 @@ for (const kind of STORES) {
         assert.deepEqual(applied, MIGRATIONS.map((m) => m.name));
         assert.deepEqual(await store.migrate(), []);
         assert.equal(await store.ping(), true);
-        // Only a store in the server's own process makes the server bound its heap (src/main.ts).
+        // A store in the server's own process makes the server bound its heap more tightly (src/main.ts).
         assert.equal(store.livesInProcess, kind === 'sqlite');
       } finally {
         await store.close();
