@@ -8,7 +8,7 @@ import { inSession, PreparedQuery, RawStatement, type Session } from '../prepare
 import {
   activityDeltaColumns, activityUpsertSql, addReadingRows, attributeColumns, attributeUpsertSql, chunks, counterKey, decrementActivity,
   decrementCount, dropEmptiedActivities, EMPTIED_OF_ADDED, incrementActivity, incrementCount, latestAttributeRows, moveActivity,
-  netActivityMoves, recordAttributeRows, registerType, Tally, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
+  netActivityMoves, recordAttributeRows, registerType, Tally, type AttributeRow, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -351,12 +351,12 @@ const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset & { id: string }>(
   `select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
    from assets where id = any($1::text[]) and deleted_at is null order by id for update`);
 
-/** PostgreSQL: every changed asset of the batch (and the geo index of the moved ones), and all its readings, in one statement. */
 /**
  * PostgreSQL: everything an update batch writes, in one statement (a round
  * trip waits for a turn of the event loop, and under read load each turn is
- * slow): the assets' states, their readings, the attributes they gained and
- * their activity moves; it returns the activity hours the moves left empty.
+ * slow): the assets' states (and the geography of the moved ones), their
+ * readings, the attributes they gained and their activity moves; it returns
+ * the activity hours the moves left empty.
  */
 const WRITE_UPDATE_BATCH = new RawStatement<EmptiedActivity>(`
 with written as (
@@ -415,8 +415,8 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
 
     const found: boolean[] = [];
     const readings: ReadingRow[] = [];
-    const attributes: Array<{ seq: number; name: string; type: string }> = [];
-    // Assets moving between the same activity buckets move in one statement pair.
+    const attributes: AttributeRow[] = [];
+    // Assets of one counter moving between the same two hours are counted together.
     const hourMoves = new Tally<HourMove>();
     for (const input of inputs) {
       const asset = assets.get(input.id);
