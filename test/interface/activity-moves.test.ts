@@ -27,7 +27,7 @@ for (const kind of STORES) {
       select site, provider, hour, assets from asset_activity order by site, hour`.execute(store.db)).rows
       .map((r) => [r.site, r.provider, Number(r.hour), Number(r.assets)]);
 
-    it('moves counts between hours, nets a counter and hour moved both from and to, and drops the hours left empty', async () => {
+    it('moves counts between hours, a counter and hour moved both from and to included, and drops the hours left empty', async () => {
       await sql`insert into asset_activity (site, service, provider, type, hour, assets) values
         ('santander', 'parking', '', 'urn:oc:entityType:parkingSpot', 10, 2),
         ('santander', 'parking', '', 'urn:oc:entityType:parkingSpot', 11, 1),

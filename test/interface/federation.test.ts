@@ -215,6 +215,27 @@ describeEachStore('federation: asset lifecycle', (platform) => {
     assert.deepEqual([row?.service, row?.provider, row?.type], ['env', 'x', 'urn:oc:entityType:iotdevice']);
   });
 
+  it('moves the assets of updates arriving together, and drops the hour they empty, whatever their provider holds', async () => {
+    const p = platform();
+    p.clock.set(Date.parse('2026-02-01T10:30:00.000Z'));
+    const token = await p.siteToken('zagreb', { latitude: 45.81, longitude: 15.98 });
+    // Commas, braces and a backslash: characters that array literals quote.
+    const provider = 'o,{k}\\x';
+    const ids = [1, 2, 3].map((n) => `urn:oc:entity:zagreb:env:${provider}:${n}`);
+    for (const id of ids) assert.equal((await create(p, token, assetBody(id, { humidity: { type: 'Number', value: 40 } }))).statusCode, 201);
+    const ten = Date.parse('2026-02-01T10:00:00.000Z');
+    assert.deepEqual((await activityOf(p, 'zagreb')).map((r) => [r.provider, r.hour, r.assets]), [[provider, ten, 3]]);
+
+    p.clock.advance(HOUR);
+    const later = await p.siteToken('zagreb', { latitude: 45.81, longitude: 15.98 });
+    const statuses = await Promise.all(ids.map(async (id) => (await update(p, later, id, { TimeInstant: timeInstant(), noise: { type: 'Number', value: 55 } })).statusCode));
+    assert.deepEqual(statuses, [204, 204, 204]);
+    assert.deepEqual((await activityOf(p, 'zagreb')).map((r) => [r.provider, r.hour, r.assets]), [[provider, ten + HOUR, 3]]);
+    const row = await assetRow(p, ids[0] as string);
+    const attributes = await p.ctx.store.read.selectFrom('asset_attributes').select('name').where('asset_seq', '=', row?.seq ?? -1).orderBy('name').execute();
+    assert.deepEqual(attributes.map((a) => a.name), ['TimeInstant', 'humidity', 'noise', 'temperature']);
+  });
+
   it('accepts the real 2016 Santander entities as their site pushed them (coords position)', async () => {
     const p = platform();
     const token = await p.siteToken('santander');

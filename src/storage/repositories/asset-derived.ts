@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { counterSegment } from '../../domain/activity.js';
-import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
+import { PreparedQuery, type Session } from '../prepared-query.js';
 
 /**
  * What every asset write keeps in step beside the asset's own row: its
@@ -79,27 +79,16 @@ export function latestAttributeRows(rows: AttributeRow[]): AttributeRow[] {
   return [...latest.values()];
 }
 
-/** Attribute rows as the array parameters of attributeUpsertSql. */
+/** Attribute rows as three arrays (seqs, names, types), as PostgreSQL unnests them. */
 export const attributeColumns = (rows: AttributeRow[]): [seqs: number[], names: string[], types: string[]] =>
   [rows.map((r) => r.seq), rows.map((r) => r.name), rows.map((r) => r.type)];
 
-/** PostgreSQL: attribute rows upserted from three arrays, parameters $first to $first+2. */
-export const attributeUpsertSql = (first: number): string => `insert into asset_attributes (asset_seq, name, type)
-    select * from unnest($${first}::int8[], $${first + 1}::text[], $${first + 2}::text[])
-    on conflict (asset_seq, name) do update set type = excluded.type`;
-
-const ATTRIBUTE_TYPE_ARRAYS = new RawStatement<never>(attributeUpsertSql(1));
-
-/** Records the attributes (name and type) assets carry. */
+/**
+ * Records the attributes (name and type) assets carry, a few rows a statement
+ * (PostgreSQL's update batch writes them inside its one statement).
+ */
 export async function recordAttributeRows(session: Session, rows: AttributeRow[]): Promise<void> {
-  const all = latestAttributeRows(rows);
-  if (all.length === 0) return;
-  // PostgreSQL takes them all as arrays: one text, planned once, whatever their number.
-  if (session.dialect === 'postgres') {
-    await ATTRIBUTE_TYPE_ARRAYS.run(session, attributeColumns(all));
-    return;
-  }
-  for (const chunk of chunks(all)) {
+  for (const chunk of chunks(latestAttributeRows(rows))) {
     await ATTRIBUTE_TYPES.run(session, chunk.flatMap((r) => [r.seq, r.name, r.type]), chunk.length);
   }
 }
@@ -201,32 +190,19 @@ export function netActivityMoves(moves: Iterable<{ key: CounterKey; from: number
   return [...net.values()].filter((r) => r.by !== 0);
 }
 
-/** Deltas as the array parameters of activityUpsertSql. */
+/** Deltas as six arrays (the counter's four columns, hours, changes), as PostgreSQL unnests them. */
 export const activityDeltaColumns = (rows: readonly ActivityDelta[]): [...ActivityColumns, by: number[]] =>
   [...activityRows(rows), rows.map((r) => r.by)];
 
-/**
- * PostgreSQL: deltas added to their hours from six arrays, parameters $first
- * to $first+5; returns each hour's new count (`assets`), so that the hours
- * left empty are known without another statement.
- */
-export const activityUpsertSql = (first: number): string => `insert into asset_activity (site, service, provider, type, hour, assets)
-    select * from unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[], $${first + 4}::int8[], $${first + 5}::int8[])
-    on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
-    returning site, service, provider, type, hour, assets`;
-
-/** The end of a statement whose CTE `added` is activityUpsertSql: the hours it left empty. */
-export const EMPTIED_OF_ADDED = 'select site, service, provider, type, hour from added where assets <= 0';
-
-const ADD_TO_ACTIVITIES = new RawStatement<EmptiedActivity>(`with added as (${activityUpsertSql(1)}) ${EMPTIED_OF_ADDED}`);
 const DROP_EMPTY_ACTIVITIES = new PreparedQuery<ActivityColumns, never>(5, (_db, [sites, services, providers, types, hours]) =>
   sql`delete from asset_activity a
     using unnest(${sites}::text[], ${services}::text[], ${providers}::text[], ${types}::text[], ${hours}::int8[]) as m(site, service, provider, type, hour)
     where a.site = m.site and a.service = m.service and a.provider = m.provider and a.type = m.type and a.hour = m.hour and a.assets <= 0`);
 
 /**
- * Drops the hours a batch left empty. Most batches empty none (an hour empties
- * when its counter's last asset moves on): the statement runs only when one did.
+ * PostgreSQL: drops the hours a batch left empty. Most batches empty none (an
+ * hour empties when its counter's last asset moves on): the statement runs
+ * only when one did.
  */
 export async function dropEmptiedActivities(session: Session, emptied: readonly EmptiedActivity[]): Promise<void> {
   if (emptied.length === 0) return;
@@ -234,25 +210,16 @@ export async function dropEmptiedActivities(session: Session, emptied: readonly 
 }
 
 /**
- * Moves `n` assets of each counter from activity hour `from` to hour `to`.
- * On PostgreSQL the moves are netted per counter and hour and written in one
- * statement whatever their number (two when an hour is left empty): after an
- * hour turns, most updates of a batch move their asset, and a round trip per
- * counter made a batch wait for as many turns of a busy event loop. On SQLite
- * a statement costs a few microseconds in the writer's thread: each move is
- * written as it comes.
+ * Moves `n` assets of each counter from activity hour `from` to hour `to`,
+ * group by group: on SQLite a statement costs a few microseconds in the
+ * writer's thread (PostgreSQL's update batch nets the moves per counter and
+ * hour and writes them inside its one statement).
  */
 export async function moveActivity(session: Session, moves: Iterable<{ key: CounterKey; from: number; to: number; n: number }>): Promise<void> {
-  if (session.dialect !== 'postgres') {
-    for (const { key, from, to, n } of moves) {
-      await decrementActivity(session, key, from, n);
-      await incrementActivity(session, key, to, n);
-    }
-    return;
+  for (const { key, from, to, n } of moves) {
+    await decrementActivity(session, key, from, n);
+    await incrementActivity(session, key, to, n);
   }
-  const rows = netActivityMoves(moves);
-  if (rows.length === 0) return;
-  await dropEmptiedActivities(session, (await ADD_TO_ACTIVITIES.run(session, activityDeltaColumns(rows))).rows);
 }
 
 const REGISTER_TYPE = new PreparedQuery<[type: string], never>(1, (db, [type]) =>

@@ -6,9 +6,8 @@ import { EXPERIMENTERS_SITE, type AssetUrn } from '../../domain/urn.js';
 import type { DialectAdapter, IndexedPosition } from '../dialects/adapter.js';
 import { inSession, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import {
-  activityDeltaColumns, activityUpsertSql, addReadingRows, attributeColumns, attributeUpsertSql, chunks, counterKey, decrementActivity,
-  decrementCount, dropEmptiedActivities, EMPTIED_OF_ADDED, incrementActivity, incrementCount, latestAttributeRows, moveActivity,
-  netActivityMoves, recordAttributeRows, registerType, Tally, type AttributeRow, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
+  activityDeltaColumns, addReadingRows, attributeColumns, chunks, counterKey, decrementActivity, decrementCount, dropEmptiedActivities,
+  incrementActivity, incrementCount, latestAttributeRows, moveActivity, netActivityMoves, recordAttributeRows, registerType, Tally, type AttributeRow, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
@@ -370,11 +369,16 @@ with written as (
   insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
   select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])
 ), attributes as (
-  ${attributeUpsertSql(13)}
+  insert into asset_attributes (asset_seq, name, type)
+  select * from unnest($13::int8[], $14::text[], $15::text[])
+  on conflict (asset_seq, name) do update set type = excluded.type
 ), added as (
-  ${activityUpsertSql(16)}
+  insert into asset_activity (site, service, provider, type, hour, assets)
+  select * from unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::int8[], $21::int8[])
+  on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
+  returning site, service, provider, type, hour, assets
 )
-${EMPTIED_OF_ADDED}`);
+select site, service, provider, type, hour from added where assets <= 0`);
 
 type HourMove = { key: CounterKey; from: number; to: number };
 /** Each group of assets of one counter moving between the same two hours, with how many move. */
