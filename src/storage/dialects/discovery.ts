@@ -203,16 +203,20 @@ export function postgresCityPagesInCircles<Row>(scans: readonly CityPageScan[], 
     where a.seq is not null or w.n = 1`;
 }
 
-/** Seqs as seqIn takes them in one parameter: SQLite reads a JSON array, PostgreSQL an array. */
-export function seqList(dialect: Dialect, seqs: readonly number[]): string | number[] {
-  return dialect === 'postgres' ? [...seqs] : JSON.stringify(seqs);
+/** Values as listed() takes them in one parameter: SQLite reads a JSON array, PostgreSQL an array. */
+export function listParameter<T extends number | string>(dialect: Dialect, values: readonly T[]): string | T[] {
+  return dialect === 'postgres' ? [...values] : JSON.stringify(values);
 }
 
-/** Live assets whose seq is in `list` (seqList: a value, or the marker of a prepared query), any order. */
-export function seqIn(dialect: Dialect, list: unknown): RawBuilder<SqlBool> {
+/** The columns a list of values selects assets by, with the PostgreSQL type of its array. */
+const LISTED_COLUMNS = { seq: 'int8', id: 'text' } as const;
+
+/** Assets whose `column` is in `list` (listParameter: a value, or the marker of a prepared query), any order. */
+export function listed(dialect: Dialect, column: keyof typeof LISTED_COLUMNS, list: unknown): RawBuilder<SqlBool> {
+  const ref = sql.ref(`assets.${column}`);
   return dialect === 'postgres'
-    ? sql<SqlBool>`assets.seq = any(${list}::int8[])`
-    : sql<SqlBool>`assets.seq in (select value from json_each(${list}))`;
+    ? sql<SqlBool>`${ref} = any(${list}::${sql.raw(LISTED_COLUMNS[column])}[])`
+    : sql<SqlBool>`${ref} in (select value from json_each(${list}))`;
 }
 
 /**

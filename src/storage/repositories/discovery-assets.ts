@@ -10,7 +10,7 @@ import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-a
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import {
   attributeTextContains, centreTerms, circleWalkParameters, containsPattern, filterColumn, idStartsWith, indexableCircle, positionMayBeIn,
-  postgresCityPagesInCircles, seqIn, seqList, spatialSource, sqliteCityAssetSeqsInCircle, sqliteCityAssetsInBox, type BoxWalkParameters, type CityPageScan,
+  listed, listParameter, postgresCityPagesInCircles, spatialSource, sqliteCityAssetSeqsInCircle, sqliteCityAssetsInBox, type BoxWalkParameters, type CityPageScan,
   type CircleWalkParameters, type HaversineSql,
 } from '../dialects/discovery.js';
 import { PreparedQuery } from '../prepared-query.js';
@@ -435,22 +435,24 @@ export async function sampleAssets(store: Store, criteria: AssetCriteria, n: num
   return shuffle([...picked.values()], random);
 }
 
-const ASSET_DETAIL = new PreparedQuery<[id: string], DetailRow>(1, (db, [id]) =>
-  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where('assets.id', '=', id).where('assets.deleted_at', 'is', null));
-
-const ASSET_DETAILS = new PreparedQuery<[ids: readonly string[]], DetailRow>(1, (db, [ids]) =>
-  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where('assets.id', '=', sql<string>`any(${ids})`).where('assets.deleted_at', 'is', null));
+/** Live assets by a list of ids (listParameter), any order. */
+const ASSET_DETAILS = new PreparedQuery<[ids: string | readonly string[]], DetailRow>(1, (db, [ids], dialect) =>
+  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where(listed(dialect, 'id', ids)).where('assets.deleted_at', 'is', null));
 
 /** At most this many rows are read by one shared statement. */
 const MAX_READ_TOGETHER = 256;
 
 /**
- * On PostgreSQL, the reads of one kind (an asset by id, a map search)
+ * The reads of one kind (an asset by id; on PostgreSQL, a map search too)
  * that the requests arriving in one turn of the event loop make go to the
- * server as one statement. Each round trip costs this process a socket write
- * that wakes the database, which took more of its time than everything else
- * such a read does. Nothing is kept between turns: every read reaches the
- * store after its request arrived.
+ * store as one statement, after that turn. On PostgreSQL each round trip
+ * costs this process a socket write that wakes the database, which took more
+ * of its time than everything else such a read does. On SQLite the read
+ * itself would finish at once, and each answer would be written as soon as its
+ * request was parsed, each write waking the client for that one answer: an
+ * asset by id then cost the server about 140 µs of CPU, against 65 µs when the
+ * answers of a turn go out together. Nothing is kept between turns: every read
+ * reaches the store after its request arrived.
  */
 function readTogether<K, V>(
   loaders: WeakMap<Store, DataLoader<K, V | undefined>>, store: Store, read: (keys: readonly K[]) => Promise<Map<K, V>>,
@@ -470,9 +472,9 @@ const detailsById = new WeakMap<Store, DataLoader<string, DetailRow | undefined>
 
 /** A live asset by id, with its attributes (visibility is the caller's to judge). */
 export async function findAssetDetail(store: Store, id: string): Promise<AssetDetail | undefined> {
-  const row = store.dialect === 'postgres'
-    ? await readTogether(detailsById, store, async (ids) => new Map((await readPrepared(store, ASSET_DETAILS, [ids])).map((r) => [r.id, r]))).load(id)
-    : (await readPrepared(store, ASSET_DETAIL, [id]))[0];
+  const row = await readTogether(detailsById, store, async (ids) => new Map(
+    (await readPrepared(store, ASSET_DETAILS, [listParameter(store.dialect, ids)])).map((r) => [r.id, r]),
+  )).load(id);
   return row && { ...toSummary(row), attrs: row.attrs };
 }
 
@@ -489,9 +491,9 @@ export async function recentReadings(store: Store, seq: number, page: Page): Pro
   return rows.map((r) => ({ name: r.attrName, type: r.attrType, value: r.attrValue, receivedAt: r.recvTime }));
 }
 
-/** Live assets by a list of seqs (seqList), any order; variant 1 with their attributes. */
+/** Live assets by a list of seqs (listParameter), any order; variant 1 with their attributes. */
 const ROWS_BY_SEQ = new PreparedQuery<[list: string | number[]], DetailRow>(1, (db, [list], dialect, withAttributes) => {
-  const query = db.selectFrom('assets').select(SUMMARY_COLUMNS).where(seqIn(dialect, list)).where('assets.deleted_at', 'is', null);
+  const query = db.selectFrom('assets').select(SUMMARY_COLUMNS).where(listed(dialect, 'seq', list)).where('assets.deleted_at', 'is', null);
   return (withAttributes === 1 ? query.select('assets.attrs') : query) as AssetQuery;
 });
 
@@ -500,7 +502,7 @@ async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: 
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: true): Promise<DetailRow[]>;
 async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<SummaryRow[]> {
   if (seqs.length === 0) return [];
-  const rows = await readPrepared(store, ROWS_BY_SEQ, [seqList(store.dialect, seqs)], withAttributes ? 1 : 0);
+  const rows = await readPrepared(store, ROWS_BY_SEQ, [listParameter(store.dialect, seqs)], withAttributes ? 1 : 0);
   const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
   return seqs.flatMap((s) => bySeq.get(s) ?? []);
 }
