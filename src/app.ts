@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { noIpLocations } from './domain/geo-query.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
@@ -24,6 +25,7 @@ import { datasourceInterface } from './interfaces/datasource/index.js';
 import { discoveryInterface } from './interfaces/discovery/index.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
+import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -48,6 +50,8 @@ export interface OpenCity {
 export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
+  // Before the store opens: a bad file stops the start with nothing left open.
+  const locateIp = config.ipLocationDb.length > 0 ? await openIpLocations(config.ipLocationDb) : noIpLocations;
   const store = options.store ?? Store.open(config.databaseUrl);
   const ownsStore = options.store === undefined;
 
@@ -56,7 +60,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer } };
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {

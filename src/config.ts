@@ -17,6 +17,7 @@ export const EnvSchema = Type.Object({
   REQUEST_TIMEOUT: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   ONLINE_WINDOW: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   SITE_QUOTA: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  IP_LOCATION_DB: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
 });
 export type Env = Static<typeof EnvSchema>;
@@ -40,6 +41,8 @@ export interface Config {
   readonly requestTimeoutMs: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
+  /** MaxMind DB files of IP locations (city databases), asked in turn for `ip` in geo searches; none: `ip` cannot be resolved. */
+  readonly ipLocationDb: readonly string[];
   readonly logLevel: string;
 }
 
@@ -89,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: parseDuration(e.REQUEST_TIMEOUT ?? '30s'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
+    ipLocationDb: (e.IP_LOCATION_DB ?? '').split(',').map((f) => f.trim()).filter((f) => f !== ''),
     logLevel: e.LOG_LEVEL ?? 'info',
   });
 }
@@ -105,6 +109,7 @@ function describe(name: string): string {
     case 'REQUEST_TIMEOUT': return 'expected a duration such as 30s or 500ms';
     case 'OPENCITY_ADMIN_SECRET': return 'expected at least 16 characters';
     case 'LOG_LEVEL': return 'expected one of fatal, error, warn, info, debug, trace, silent';
+    case 'IP_LOCATION_DB': return 'expected the paths of MaxMind DB files, separated by commas';
     default: return 'not a valid value';
   }
 }

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
+import type { IpLocator } from './domain/geo-query.js';
 import type { KeyRing } from './identity/key-ring.js';
 import type { TokenIssuer } from './identity/tokens.js';
 import type { TokenVerifier } from './identity/verifier.js';
@@ -13,4 +14,6 @@ export interface AppContext {
   keys: KeyRing;
   tokens: TokenIssuer;
   verifier: TokenVerifier;
+  /** Where an IP address is (IP_LOCATION_DB), for geo searches by `ip`. */
+  locateIp: IpLocator;
 }

@@ -40,7 +40,7 @@ export interface GeoParams {
 /** Finds where an IP address is, without leaving the machine; undefined when it cannot tell. */
 export type IpLocator = (ip: string) => Point | undefined;
 
-/** No IP location data ships with the platform: every address is unknown. */
+/** Without an IP location database (IP_LOCATION_DB), every address is unknown. */
 export const noIpLocations: IpLocator = () => undefined;
 
 const invalid = (name: string, why: string) => badRequest(`Invalid query parameter '${name}': ${why}`);

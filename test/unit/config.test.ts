@@ -12,6 +12,12 @@ describe('configuration', () => {
     assert.equal(c.platformServiceName, 'opencity');
     assert.equal(c.onlineWindowMs, 24 * 3600 * 1000);
     assert.equal(c.siteQuota, 100000);
+    assert.deepEqual(c.ipLocationDb, []);
+  });
+
+  it('reads IP_LOCATION_DB as a list of files separated by commas', () => {
+    assert.deepEqual(loadConfig({ IP_LOCATION_DB: '/data/city.mmdb' }).ipLocationDb, ['/data/city.mmdb']);
+    assert.deepEqual(loadConfig({ IP_LOCATION_DB: ' /data/city-ipv4.mmdb, /data/city-ipv6.mmdb ,' }).ipLocationDb, ['/data/city-ipv4.mmdb', '/data/city-ipv6.mmdb']);
   });
 
   it('builds PUBLIC_URL from HOST and PORT and strips a trailing slash', () => {

@@ -67,7 +67,7 @@ export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
         + 'The parameters of /assets apply too. Without sort or order, a circle or polygon is read in the spatial index\'s order.',
       querystring: GeoSearchQuery, response: geoResponse,
     },
-  }, (request, reply) => sendGeo(reply, request.query, parseGeoSearch(request.query)));
+  }, (request, reply) => sendGeo(reply, request.query, parseGeoSearch(request.query, deps.ctx.locateIp)));
 
   app.get<{ Params: Static<typeof UrnParams>; Querystring: Static<typeof NearbyQuery> }>('/assets/:urn/nearby', {
     schema: {
