@@ -67,7 +67,7 @@ export const GeoSearchQuery = QueryObject({
   lat: text('Latitude of the centre (with long)', ['43.4623']),
   long: text('Longitude of the centre (with lat)', ['-3.80998']),
   ...geoParams,
-  ip: text('Centre the circle on this address\'s location, when it can be resolved without leaving the platform (lat and long win)'),
+  ip: text('Centre the circle on this address\'s location (IPv4 or IPv6), read from the IP location databases the server is given (IP_LOCATION_DB); 400 when none places it. lat and long win.'),
   ...ListingQuery.properties,
 });
 
