@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { haversineBound, haversineTerm, type Point } from '../../src/domain/geo.js';
 import type { SeededAsset } from './discovery-dataset.js';
 import { byText } from './discovery-dataset.js';
 import { bearer, type TestPlatform } from './platform.js';
@@ -100,6 +101,17 @@ export function featureIds(collections: any[]): string[] {
     }
   }
   return ids;
+}
+
+/** Brute force: is the asset within `radius` radians of `centre`? */
+export const within = (a: SeededAsset, centre: Point, radius: number) => haversineTerm(centre, a) <= haversineBound(radius);
+
+/** The ids of a geo search (up to 1,000, one page) and its X-Total-Count, checking the GeoJSON answer. */
+export async function geoSearch(p: TestPlatform, query: string, token?: string): Promise<{ ids: string[]; total: number }> {
+  const res = await p.app.inject({ method: 'GET', url: `/discovery/v0/assets/geo/search?${query}&per=1000`, headers: token ? bearer(token) : {} });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/geojson/);
+  return { ids: featureIds(res.json()), total: Number(res.headers['x-total-count']) };
 }
 
 export const sorted = (ids: Iterable<string>): string[] => [...ids].sort(byText);

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { centralAngle, DEG, EARTH_RADIUS_M, haversineBound, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
+import { centralAngle, DEG, EARTH_RADIUS_M, haversineTerm, insideRing, kmToRadians, type Point } from '../../src/domain/geo.js';
 import { GEO_TOTAL_CAP } from '../../src/domain/geo-query.js';
 import { deleteAsset, describeAsset, EXPERIMENTS, pushAsset, seedDiscoveryDataset, type Dataset, type SeededAsset } from '../helpers/discovery-dataset.js';
-import { enc, expectedOrder, fails, featureIds, getJson, ok, publicAssets, sorted } from '../helpers/discovery-expect.js';
+import { enc, expectedOrder, fails, featureIds, geoSearch, getJson, ok, publicAssets, sorted, within } from '../helpers/discovery-expect.js';
 import { describeEachStore } from '../helpers/platform.js';
 
 const BASE = '/discovery/v0';
 const SANTANDER: Point = { latitude: 43.4623, longitude: -3.80998 };
-
-/** Brute force: is the asset within `radius` radians of `centre`? */
-const within = (a: SeededAsset, centre: Point, radius: number) => haversineTerm(centre, a) <= haversineBound(radius);
 
 /** The point `metres` from `centre` on the initial bearing `bearing` (degrees from north), on the sphere of EARTH_RADIUS_M. */
 function destination(centre: Point, metres: number, bearing: number): Point {
@@ -39,14 +36,7 @@ describeEachStore('discovery geo', (platform) => {
   });
   const p = () => platform();
 
-  /** The ids of a geo search, every page of it, checking the GeoJSON answer. */
-  async function geoIds(query: string, token?: string): Promise<{ ids: string[]; total: number }> {
-    const res = await p().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${query}&per=1000`, headers: token ? { authorization: `Bearer ${token}` } : {} });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.match(String(res.headers['content-type']), /^application\/geojson/);
-    const ids = featureIds(res.json());
-    return { ids, total: Number(res.headers['x-total-count']) };
-  }
+  const geoIds = (query: string, token?: string) => geoSearch(p(), query, token);
 
   it('returns exactly the assets inside circles given in kilometres (brute force)', async () => {
     const random = lcg(7);

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { haversineBound, haversineTerm, kmToRadians, type Point } from '../../src/domain/geo.js';
+import { kmToRadians, type Point } from '../../src/domain/geo.js';
 import { seedDiscoveryDataset, type SeededAsset } from '../helpers/discovery-dataset.js';
-import { fails, featureIds, publicAssets, sorted } from '../helpers/discovery-expect.js';
+import { fails, geoSearch, publicAssets, sorted, within } from '../helpers/discovery-expect.js';
 import { writeMmdb } from '../helpers/mmdb.js';
 import { describeEachStore } from '../helpers/platform.js';
 
@@ -42,14 +42,8 @@ describeEachStore('discovery geo search by IP address', (platform) => {
     open = publicAssets((await seedDiscoveryDataset(platform())).assets);
   });
 
-  async function geoIds(query: string): Promise<string[]> {
-    const res = await platform().app.inject({ method: 'GET', url: `${BASE}/assets/geo/search?${query}&per=1000` });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.match(String(res.headers['content-type']), /^application\/geojson/);
-    return sorted(featureIds(res.json()));
-  }
-  const around = (centre: Point, km: number) =>
-    sorted(open.filter((a) => haversineTerm(centre, a) <= haversineBound(kmToRadians(km))).map((a) => a.id));
+  const geoIds = async (query: string) => sorted((await geoSearch(platform(), query)).ids);
+  const around = (centre: Point, km: number) => sorted(open.filter((a) => within(a, centre, kmToRadians(km))).map((a) => a.id));
 
   for (const [ip, centre, km, place] of [
     ['203.0.113.7', SANTANDER, 2, 'a location record'],
