@@ -25,6 +25,7 @@ import { datasourceInterface } from './interfaces/datasource/index.js';
 import { discoveryInterface } from './interfaces/discovery/index.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
+import { startChangePruning } from './services/change-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
 
@@ -52,7 +53,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const clock = options.clock ?? systemClock;
   // Before the store opens: a bad file stops the start with nothing left open.
   const locateIp = config.ipLocationDb.length > 0 ? await openIpLocations(config.ipLocationDb) : noIpLocations;
-  const store = options.store ?? Store.open(config.databaseUrl);
+  const store = options.store ?? Store.open(config.databaseUrl, { changeLog: config.changeLog });
   const ownsStore = options.store === undefined;
 
   const issuer = `${config.publicUrl}${REALM_PATH}`;
@@ -112,7 +113,9 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
   await registerWeb(app);
 
+  const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
   app.addHook('onClose', async () => {
+    await pruning.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();
   });

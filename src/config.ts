@@ -18,6 +18,8 @@ export const EnvSchema = Type.Object({
   ONLINE_WINDOW: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   SITE_QUOTA: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   IP_LOCATION_DB: Type.Optional(Type.String({ minLength: 1 })),
+  CHANGE_LOG: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  CHANGE_RETENTION: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
   LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
 });
 export type Env = Static<typeof EnvSchema>;
@@ -44,6 +46,10 @@ export interface Config {
   /** MaxMind DB files of IP locations (city databases), asked in turn for `ip` in geo searches; none: `ip` cannot be resolved. */
   readonly ipLocationDb: readonly string[];
   readonly logLevel: string;
+  /** Whether every asset write is recorded in the change log (what subscriptions and live streams read). */
+  readonly changeLog: boolean;
+  /** How long changes are kept in the change log before they are pruned. */
+  readonly changeRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +100,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     ipLocationDb: (e.IP_LOCATION_DB ?? '').split(',').map((f) => f.trim()).filter((f) => f !== ''),
     logLevel: e.LOG_LEVEL ?? 'info',
+    changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
+    changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
   });
 }
 
@@ -109,6 +117,8 @@ function describe(name: string): string {
     case 'REQUEST_TIMEOUT': return 'expected a duration such as 30s or 500ms';
     case 'OPENCITY_ADMIN_SECRET': return 'expected at least 16 characters';
     case 'LOG_LEVEL': return 'expected one of fatal, error, warn, info, debug, trace, silent';
+    case 'CHANGE_LOG': return 'expected on or off';
+    case 'CHANGE_RETENTION': return 'expected a duration such as 7d, 48h or 90m';
     case 'IP_LOCATION_DB': return 'expected the paths of MaxMind DB files, separated by commas';
     default: return 'not a valid value';
   }

@@ -21,6 +21,13 @@ export function registerObservability(app: FastifyInstance, store: Store): void 
     },
   });
 
+  new Gauge({
+    name: 'opencity_change_log_last_seq', help: 'Sequence number of the last change committed to the change log (0: none)', registers: [registry],
+    async collect() {
+      this.set(await store.changes.latest());
+    },
+  });
+
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ route, method: request.method, status: reply.statusCode });

@@ -20,6 +20,7 @@ export interface Database {
   authorization_codes: AuthorizationCodeTable;
   asset_counts: AssetCountTable;
   asset_activity: AssetActivityTable;
+  changes: ChangeTable;
 }
 
 export interface SiteTable {
@@ -180,4 +181,17 @@ export interface AssetActivityTable {
   /** Epoch ms floored to the hour. */
   hour: number;
   assets: number;
+}
+
+/** The change log: one row per committed asset write, in commit order (src/storage/change-log.ts). */
+export interface ChangeTable {
+  seq: Generated<number>;
+  asset_id: string;
+  asset_type: string;
+  site: string;
+  kind: 'create' | 'update' | 'delete';
+  /** JSON object of the attributes the write set, with their new values (NGSI v2 normalized); `{}` for a delete. */
+  attrs: string;
+  /** The platform's time of the write, epoch ms. */
+  committed_at: number;
 }

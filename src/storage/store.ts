@@ -1,4 +1,5 @@
 import { Migrator, sql, type Kysely } from 'kysely';
+import { ChangeLog, type ListenForChanges } from './change-log.js';
 import type { Database } from './schema.js';
 import type { DialectAdapter } from './dialects/adapter.js';
 import { openSqlite } from './dialects/sqlite.js';
@@ -11,8 +12,14 @@ import { WriteQueue } from './write-queue.js';
  * The store: one handle on whichever database DATABASE_URL names. Repositories
  * take it; nothing outside src/storage sees Kysely or the dialect.
  */
+export interface StoreOptions {
+  /** Record every asset write in the change log (default true; CHANGE_LOG). */
+  changeLog?: boolean;
+}
+
 export class Store {
   readonly writes: WriteQueue;
+  readonly changes: ChangeLog;
 
   private constructor(
     /** Connection the write queue owns; also migrations', except on a SQLite file store. */
@@ -21,21 +28,25 @@ export class Store {
     readonly read: Kysely<Database>,
     readonly adapter: DialectAdapter,
     private readonly poolStats: () => { total: number; idle: number; waiting: number },
-    private readonly thread?: WriterThread,
+    private readonly thread: WriterThread | undefined,
+    changeLog: boolean,
+    listen: ListenForChanges | undefined,
     private readonly openMigrationConnection?: () => Kysely<Database>,
   ) {
-    this.writes = new WriteQueue(db, adapter, thread);
+    this.writes = new WriteQueue(db, adapter, thread, changeLog, (seq) => this.changes.committed(seq));
+    this.changes = new ChangeLog(read, this.writes, changeLog, listen);
   }
 
-  static open(databaseUrl: string): Store {
+  static open(databaseUrl: string, options: StoreOptions = {}): Store {
+    const changeLog = options.changeLog ?? true;
     if (databaseUrl.startsWith('sqlite:')) {
       const file = databaseUrl.slice('sqlite:'.length);
       const h = openSqlite(file);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread, h.openMigrationConnection);
+      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread, changeLog, undefined, h.openMigrationConnection);
     }
     if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
       const h = openPostgres(databaseUrl);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: h.pool.totalCount, idle: h.pool.idleCount, waiting: h.pool.waitingCount }));
+      return new Store(h.write, h.read, h.adapter, () => ({ total: h.pool.totalCount, idle: h.pool.idleCount, waiting: h.pool.waitingCount }), undefined, changeLog, h.listen);
     }
     throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
   }
@@ -86,6 +97,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     await this.writes.drain();
     await this.db.destroy();
     // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.

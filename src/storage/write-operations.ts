@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DialectAdapter } from './dialects/adapter.js';
 import { createAssetRecords, deleteAssetRecord, updateAssetRecords, type AssetChange, type CreateInput } from './repositories/assets.js';
+import type { PendingChanges } from './pending-changes.js';
 import type { Database } from './schema.js';
 
 type Trx = Transaction<Database>;
@@ -15,19 +16,21 @@ type Trx = Transaction<Database>;
  * among them: `null` says absent), results as plain data.
  */
 export const writeOperations = {
-  createAssetRecords: (trx: Trx, adapter: DialectAdapter, inputs: CreateInput[]) => createAssetRecords(trx, adapter, inputs),
-  updateAssetRecords: (trx: Trx, adapter: DialectAdapter, inputs: AssetChange[]) => updateAssetRecords(trx, adapter, inputs),
-  deleteAssetRecord: (trx: Trx, adapter: DialectAdapter, id: string, expectedType: string | null, now: number) =>
-    deleteAssetRecord(trx, adapter, id, expectedType ?? undefined, now),
+  createAssetRecords: (trx: Trx, adapter: DialectAdapter, changes: PendingChanges, inputs: CreateInput[]) => createAssetRecords(trx, adapter, changes, inputs),
+  updateAssetRecords: (trx: Trx, adapter: DialectAdapter, changes: PendingChanges, inputs: AssetChange[]) => updateAssetRecords(trx, adapter, changes, inputs),
+  deleteAssetRecord: (trx: Trx, adapter: DialectAdapter, changes: PendingChanges, id: string, expectedType: string | null, now: number) =>
+    deleteAssetRecord(trx, adapter, changes, id, expectedType ?? undefined, now),
 };
 
 export type WriteOperations = typeof writeOperations;
 export type WriteOperation = keyof WriteOperations;
-export type OperationArgs<K extends WriteOperation> = Parameters<WriteOperations[K]> extends [Trx, DialectAdapter, ...infer A] ? A : never;
+export type OperationArgs<K extends WriteOperation> = Parameters<WriteOperations[K]> extends [Trx, DialectAdapter, PendingChanges, ...infer A] ? A : never;
 export type OperationResult<K extends WriteOperation> = Awaited<ReturnType<WriteOperations[K]>>;
 
-/** Runs an operation on this connection, inside the transaction it is in. */
-export function runOperation<K extends WriteOperation>(trx: Trx, adapter: DialectAdapter, operation: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
-  const run = writeOperations[operation] as unknown as (trx: Trx, adapter: DialectAdapter, ...args: OperationArgs<K>) => Promise<OperationResult<K>>;
-  return run(trx, adapter, ...args);
+/** Runs an operation on this connection, inside the transaction it is in; its changes join `changes`. */
+export function runOperation<K extends WriteOperation>(
+  trx: Trx, adapter: DialectAdapter, changes: PendingChanges, operation: K, args: OperationArgs<K>,
+): Promise<OperationResult<K>> {
+  const run = writeOperations[operation] as unknown as (trx: Trx, adapter: DialectAdapter, changes: PendingChanges, ...args: OperationArgs<K>) => Promise<OperationResult<K>>;
+  return run(trx, adapter, changes, ...args);
 }

@@ -1,6 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DialectAdapter } from './dialects/adapter.js';
 import type { WriterThread } from './dialects/sqlite-writer-thread.js';
+import { PendingChanges } from './pending-changes.js';
+import { inSession } from './prepared-query.js';
 import type { Database } from './schema.js';
 import { runOperation, type OperationArgs, type OperationResult, type WriteOperation } from './write-operations.js';
 
@@ -10,7 +12,8 @@ import { runOperation, type OperationArgs, type OperationResult, type WriteOpera
  */
 const THREAD_OPERATIONS_IN_FLIGHT = 2;
 
-export type WriteJob<T> = (trx: Transaction<Database>) => Promise<T>;
+/** A write, run inside a batch's transaction; the asset writes among them add their changes to `changes`. */
+export type WriteJob<T> = (trx: Transaction<Database>, changes: PendingChanges) => Promise<T>;
 
 interface Pending {
   /** A job, run in a batch of jobs on the write connection; or else: */
@@ -26,7 +29,9 @@ interface Pending {
  * the same event-loop turn) joins one transaction. Each job runs under its own
  * savepoint, so a job that fails (a duplicate id, a quota) rolls back alone and
  * rejects only its own promise; the others commit. A promise resolves only after
- * its batch has committed, so whatever was acknowledged is durable.
+ * its batch has committed, so whatever was acknowledged is durable. The
+ * batch's changes are appended to the change log just before its commit, in
+ * one statement; once committed, the change log hears of its last seq.
  */
 export class WriteQueue {
   private pending: Pending[] = [];
@@ -38,7 +43,11 @@ export class WriteQueue {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly adapter: DialectAdapter,
-    private readonly thread?: WriterThread,
+    private readonly thread: WriterThread | undefined,
+    /** Whether asset writes record their changes (CHANGE_LOG). */
+    private readonly changeLog: boolean,
+    /** Told the last seq of the change log after each commit that appended to it. */
+    private readonly onChangesCommitted: (seq: number) => void,
     private readonly maxBatch = 512,
   ) {}
 
@@ -53,7 +62,7 @@ export class WriteQueue {
    * transaction of its own; otherwise it is a job like any other.
    */
   runOperation<K extends WriteOperation>(operation: K, args: () => OperationArgs<K>): Promise<OperationResult<K>> {
-    if (!this.thread) return this.run((trx) => runOperation(trx, this.adapter, operation, args()));
+    if (!this.thread) return this.run((trx, changes) => runOperation(trx, this.adapter, changes, operation, args()));
     return this.enqueue({ operation: { name: operation, args } });
   }
 
@@ -114,8 +123,11 @@ export class WriteQueue {
       settled(() => item.reject(error));
       return;
     }
-    thread.transaction(this.adapter.beginSql, operation.name, args as never).then(
-      (value) => settled(() => item.resolve(value)),
+    thread.transaction(this.adapter.beginSql, this.changeLog, operation.name, args as never).then(
+      ({ value, lastChange }) => settled(() => {
+        if (lastChange !== undefined) this.onChangesCommitted(lastChange);
+        item.resolve(value);
+      }),
       (error: unknown) => settled(() => item.reject(error)),
     );
   }
@@ -126,6 +138,8 @@ export class WriteQueue {
     const end = this.pending.findIndex((p) => p.job === undefined);
     const batch = this.pending.splice(0, Math.min(end < 0 ? this.pending.length : end, this.maxBatch)) as Array<Pending & { job: WriteJob<unknown> }>;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const changes = new PendingChanges(this.changeLog);
+    let lastChange: number | undefined;
     try {
       await this.db.connection().execute(async (conn) => {
         await sql.raw(this.adapter.beginSql).execute(conn);
@@ -134,18 +148,20 @@ export class WriteQueue {
           if (batch.length === 1) {
             // A lone write needs no savepoint: its failure rolls back the whole (tiny) transaction.
             try {
-              outcomes.push({ ok: true, value: await (batch[0] as Pending & { job: WriteJob<unknown> }).job(trx) });
+              outcomes.push({ ok: true, value: await (batch[0] as Pending & { job: WriteJob<unknown> }).job(trx, changes) });
             } catch (error) {
               outcomes.push({ ok: false, value: error });
             }
           } else {
             for (const item of batch) {
+              const mark = changes.mark;
               await sql`savepoint w`.execute(conn);
               try {
-                const value = await item.job(trx);
+                const value = await item.job(trx, changes);
                 await sql`release savepoint w`.execute(conn);
                 outcomes.push({ ok: true, value });
               } catch (error) {
+                changes.rollbackTo(mark);
                 await sql`rollback to savepoint w`.execute(conn);
                 await sql`release savepoint w`.execute(conn);
                 outcomes.push({ ok: false, value: error });
@@ -153,12 +169,17 @@ export class WriteQueue {
             }
           }
           if (batch.length === 1 && outcomes[0]?.ok === false) await sql`rollback`.execute(conn);
-          else await sql`commit`.execute(conn);
+          else {
+            const appended = changes.take();
+            if (appended.length > 0) lastChange = await inSession(conn, this.adapter.name, (session) => this.adapter.appendChanges(session, appended));
+            await sql`commit`.execute(conn);
+          }
         } catch (error) {
           await sql`rollback`.execute(conn).catch(() => {});
           throw error;
         }
       });
+      if (lastChange !== undefined) this.onChangesCommitted(lastChange);
       batch.forEach((item, i) => {
         const outcome = outcomes[i] as { ok: boolean; value: unknown };
         if (outcome.ok) item.resolve(outcome.value);

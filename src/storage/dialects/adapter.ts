@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { ChangeRecord } from '../../domain/changes.js';
+import type { Session } from '../prepared-query.js';
 import type { Database } from '../schema.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -34,6 +36,8 @@ export interface DialectAdapter {
   unindexPosition(db: Executor, seq: number): Promise<void>;
   /** Asset seqs whose position lies inside the box (index-only prefilter). */
   seqsInBox(db: Executor, box: GeoBox): Promise<number[]>;
+  /** Appends a transaction's changes to the change log, in order, in one statement; the seq of the last one. */
+  appendChanges(session: Session, changes: readonly ChangeRecord[]): Promise<number>;
   /** Error raised by a unique-key violation? */
   isUniqueViolation(error: unknown): boolean;
   /** Error meaning the store itself is unreachable (not the request's fault)? */

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
+import { appendPostgresChanges, listenForChanges } from './postgres-changes.js';
+import type { ListenForChanges } from '../change-log.js';
 import type { DialectAdapter, Executor, GeoBox } from './adapter.js';
 import { PreparingPool } from './postgres-statements.js';
 
@@ -13,6 +15,8 @@ export interface PostgresHandles {
   read: Kysely<Database>;
   adapter: DialectAdapter;
   pool: pg.Pool;
+  /** Hears of the changes every process commits, on a connection of its own. */
+  listen: ListenForChanges;
 }
 
 export function openPostgres(url: string, poolSize = 10): PostgresHandles {
@@ -30,7 +34,7 @@ export function openPostgres(url: string, poolSize = 10): PostgresHandles {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }) });
-  return { write: db, read: db, adapter: postgresAdapter, pool };
+  return { write: db, read: db, adapter: postgresAdapter, pool, listen: (onSeq, onGap) => listenForChanges(url, onSeq, onGap) };
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
@@ -48,6 +52,7 @@ export const postgresAdapter: DialectAdapter = {
     const result = await sql<{ seq: number }>`select seq from assets where geog && ST_MakeEnvelope(${box.minLon}, ${box.minLat}, ${box.maxLon}, ${box.maxLat}, 4326)::geography`.execute(db);
     return result.rows.map((r) => r.seq);
   },
+  appendChanges: appendPostgresChanges,
   isUniqueViolation(error: unknown) {
     return (error as { code?: string } | null)?.code === '23505';
   },

@@ -58,7 +58,7 @@ export interface WriterThreadOptions {
 /** A message to the thread: a statement, a whole transaction running an operation, or the end. */
 export type WriterRequest =
   | { sql: string; parameters: readonly unknown[] }
-  | { transaction: { begin: string; operation: WriteOperation; args: string } }
+  | { transaction: { begin: string; changeLog: boolean; operation: WriteOperation; args: string } }
   | { close: true };
 
 export interface WriterReply {
@@ -66,6 +66,8 @@ export interface WriterReply {
   changes?: number;
   lastInsertRowid?: number | bigint;
   value?: unknown;
+  /** The seq of the last change a transaction appended to the change log, if any. */
+  lastChange?: number;
   error?: { message: string; code?: string };
 }
 
@@ -135,18 +137,22 @@ export class WriterThread {
    * Begins a transaction in the thread, runs the operation there and commits
    * it (or rolls it back and throws). The connection is held only to send it:
    * the thread runs it whole, in its turn, so the next one may be sent before
-   * this one is answered.
+   * this one is answered. With `changeLog`, the operation's changes are
+   * appended to the change log before the commit.
    */
-  async transaction<K extends WriteOperation>(begin: string, operation: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
+  async transaction<K extends WriteOperation>(
+    begin: string, changeLog: boolean, operation: K, args: OperationArgs<K>,
+  ): Promise<{ value: OperationResult<K>; lastChange: number | undefined }> {
     const release = await this.acquire();
     let reply: Promise<WriterReply>;
     try {
       // As JSON: a batch of assets is many small objects, which JSON passes several times faster than structured cloning.
-      reply = this.send({ transaction: { begin, operation, args: JSON.stringify(args) } });
+      reply = this.send({ transaction: { begin, changeLog, operation, args: JSON.stringify(args) } });
     } finally {
       release();
     }
-    return (await reply).value as OperationResult<K>;
+    const { value, lastChange } = await reply;
+    return { value: value as OperationResult<K>, lastChange };
   }
 
   private async send(request: WriterRequest): Promise<WriterReply> {

@@ -2,6 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
+import { PendingChanges } from '../pending-changes.js';
+import { inSession } from '../prepared-query.js';
 import { runOperation } from '../write-operations.js';
 import { sqliteAdapter } from './sqlite.js';
 import type { WriterReply, WriterRequest } from './sqlite-writer-thread.js';
@@ -25,12 +27,15 @@ const run = (text: string) => statements.prepare(text).run([]);
 
 async function answer(request: Exclude<WriterRequest, { close: true }>): Promise<WriterReply> {
   if ('transaction' in request) {
-    const { begin, operation, args } = request.transaction;
+    const { begin, changeLog, operation, args } = request.transaction;
     run(begin);
     try {
-      const value = await runOperation(db as Transaction<Database>, sqliteAdapter, operation, JSON.parse(args) as never);
+      const changes = new PendingChanges(changeLog);
+      const value = await runOperation(db as Transaction<Database>, sqliteAdapter, changes, operation, JSON.parse(args) as never);
+      const appended = changes.take();
+      const lastChange = appended.length > 0 ? await inSession(db, 'sqlite', (session) => sqliteAdapter.appendChanges(session, appended)) : undefined;
       run('commit');
-      return { value };
+      return { value, lastChange };
     } catch (error) {
       if (conn.inTransaction) run('rollback');
       throw error;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.js';
+import { appendSqliteChanges } from './sqlite-changes.js';
 import type { DialectAdapter, Executor, GeoBox, IndexedPosition } from './adapter.js';
 import { sqlitePositionsInBox } from './discovery.js';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
@@ -103,6 +104,7 @@ export const sqliteAdapter: DialectAdapter = {
     const result = await sqlitePositionsInBox(box).execute(db);
     return result.rows.map((r) => r.id);
   },
+  appendChanges: appendSqliteChanges,
   isUniqueViolation(error: unknown) {
     return error instanceof Error && (error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
       && /UNIQUE|PRIMARY KEY/.test(error.message);

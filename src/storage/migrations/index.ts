@@ -8,6 +8,7 @@ import { readingsHistoryIndex } from './0500-readings-history-index.js';
 import { cityPositions } from './0600-city-positions.js';
 import { readingsWithoutAssetTime } from './0700-readings-without-asset-time.js';
 import { cityPositionsSpgist } from './0800-city-positions-spgist.js';
+import { changeLog } from './0900-changes.js';
 
 export interface StoreMigration {
   name: string;
@@ -15,7 +16,7 @@ export interface StoreMigration {
 }
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog];
 
 export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
   return {

@@ -9,6 +9,7 @@ import {
   activityDeltaColumns, addReadingRows, attributeColumns, chunks, counterKey, decrementActivity, decrementCount, dropEmptiedActivities,
   incrementActivity, incrementCount, latestAttributeRows, moveActivity, netActivityMoves, recordAttributeRows, registerType, Tally, type AttributeRow, type CounterKey, type EmptiedActivity, type ReadingInput, type ReadingRow,
 } from './asset-derived.js';
+import type { PendingChanges } from '../pending-changes.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 
@@ -190,9 +191,12 @@ const positionOf = (asset: NewAsset, site: SiteState): Position => asset.positio
  * they ran one after another: the quota counts live assets, those created
  * earlier in the batch included, and a refused create writes nothing.
  */
-export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: CreateInput[]): Promise<CreateOutcome[]> {
+export async function createAssetRecords(trx: Trx, adapter: DialectAdapter, changes: PendingChanges, inputs: CreateInput[]): Promise<CreateOutcome[]> {
   const { outcomes, created } = await inSession(trx, adapter.name, (session) =>
     (session.dialect === 'postgres' ? createOnPostgres(session, inputs) : createOnSqlite(session, inputs)));
+  for (const { input: { asset } } of created) {
+    changes.add({ assetId: asset.id, assetType: asset.type, site: asset.urn.site, kind: 'create', attributes: asset.attributes, at: asset.receivedAt });
+  }
   await adapter.indexPositions(trx, created.map((c) => ({ seq: c.seq, ...c.position, city: c.input.asset.urn.site !== EXPERIMENTERS_SITE })));
   return outcomes;
 }
@@ -403,7 +407,7 @@ interface Working {
  * reads its assets in one statement, writes each changed asset once, and
  * appends all its readings in a few multi-row statements.
  */
-export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inputs: AssetChange[]): Promise<boolean[]> {
+export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, changes: PendingChanges, inputs: AssetChange[]): Promise<boolean[]> {
   const done = await inSession(trx, adapter.name, async (session) => {
     const assets = new Map<string, Working>();
     const keep = (row: CurrentAsset & { id: string }) => assets.set(row.id, {
@@ -450,6 +454,7 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
       asset.recordedAt = input.recordedAt;
       asset.changed = true;
       found.push(true);
+      changes.add({ assetId: input.id, assetType: asset.row.type, site: asset.row.site, kind: 'update', attributes: input.changes, at: input.receivedAt });
     }
 
     const moved: IndexedPosition[] = [];
@@ -486,8 +491,8 @@ export async function updateAssetRecords(trx: Trx, adapter: DialectAdapter, inpu
 }
 
 /** Appends and updates attributes of a live asset; false when there is no such asset. */
-export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, input: AssetChange): Promise<boolean> {
-  return (await updateAssetRecords(trx, adapter, [input]))[0] === true;
+export async function updateAssetRecord(trx: Trx, adapter: DialectAdapter, changes: PendingChanges, input: AssetChange): Promise<boolean> {
+  return (await updateAssetRecords(trx, adapter, changes, [input]))[0] === true;
 }
 
 type DeletedAsset = { seq: number; site: string; service: string | null; provider: string | null; type: string; last_reading_at: number };
@@ -500,13 +505,16 @@ const MARK_DELETED = new PreparedQuery<[now: number, id: string, type: string | 
 });
 
 /** Takes a live asset out of discovery (its readings stay); false when there is no such asset. */
-export async function deleteAssetRecord(trx: Trx, adapter: DialectAdapter, id: string, expectedType: string | undefined, now: number): Promise<boolean> {
+export async function deleteAssetRecord(
+  trx: Trx, adapter: DialectAdapter, changes: PendingChanges, id: string, expectedType: string | undefined, now: number,
+): Promise<boolean> {
   const seq = await inSession(trx, adapter.name, async (session) => {
     const row = (await MARK_DELETED.run(session, [now, id, expectedType], expectedType === undefined ? 0 : 1)).rows[0];
     if (!row) return undefined;
     const key = counterKey(row);
     await decrementCount(session, key);
     await decrementActivity(session, key, activityHour(Number(row.last_reading_at)));
+    changes.add({ assetId: id, assetType: row.type, site: row.site, kind: 'delete', attributes: {}, at: now });
     return Number(row.seq);
   });
   if (seq === undefined) return false;

@@ -1,0 +1,34 @@
+import type { NgsiAttributes } from './asset-body.js';
+
+/**
+ * The change log's entries: every committed write of an asset, in commit
+ * order. Subscriptions, live streams and the caches of other processes read
+ * it; it never holds a write that did not commit, nor misses one that did.
+ */
+export type ChangeKind = 'create' | 'update' | 'delete';
+
+/** What one asset write records, in the same transaction as the write. */
+export interface ChangeRecord {
+  assetId: string;
+  assetType: string;
+  site: string;
+  kind: ChangeKind;
+  /** The attributes the write set, with their new values; none for a delete. */
+  attributes: NgsiAttributes;
+  /** The platform's time of the write (its clock), epoch ms. */
+  at: number;
+}
+
+/** A committed change, as readers get it: `seq` grows with commit order and never goes back. */
+export interface Change extends ChangeRecord {
+  seq: number;
+}
+
+/** Changes a reader gets in one page at most. */
+export const MAX_CHANGES_PAGE = 1000;
+
+/** The page size a reader asked for, within 1..MAX_CHANGES_PAGE. */
+export function changesPageSize(asked: number | undefined): number {
+  if (asked === undefined || !Number.isFinite(asked)) return MAX_CHANGES_PAGE;
+  return Math.min(MAX_CHANGES_PAGE, Math.max(1, Math.floor(asked)));
+}

@@ -1,0 +1,35 @@
+import type { Clock } from '../domain/clock.js';
+import type { ChangeLog } from '../storage/change-log.js';
+
+/** How often the change log is pruned of what is older than CHANGE_RETENTION. */
+const PRUNE_EVERY_MS = 60_000;
+
+export interface ChangePruning {
+  /** Prunes now (the timer does it by itself); resolves with how many changes went. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Prunes the change log in the background, once a minute, of the changes
+ * older than the retention. Each pruning deletes in short writes of their own,
+ * between the others, so that writes never wait long behind it. Several
+ * processes on one store may all prune: deleting what is gone deletes nothing.
+ */
+export function startChangePruning(changes: ChangeLog, clock: Clock, retentionMs: number, onError: (error: unknown) => void): ChangePruning {
+  let running: Promise<number> | undefined;
+  const runOnce = () => {
+    running ??= changes.prune(clock.now() - retentionMs).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(() => void runOnce().catch(onError), PRUNE_EVERY_MS).unref();
+  return {
+    runOnce,
+    async stop() {
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
