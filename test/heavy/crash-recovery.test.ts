@@ -7,7 +7,8 @@ import { federationWrite, fetchToken, prepareSite, storedState } from '../helper
 /**
  * Crashes under load: the real server is killed with SIGKILL at random moments
  * while sites push creates and updates; after each restart every write that was
- * acknowledged with 2xx is there with its readings, and no write is half there.
+ * acknowledged with 2xx is there with its readings, no write is half there, and
+ * the change log holds exactly the writes that reached the store, in order.
  */
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 5);
@@ -97,6 +98,15 @@ for (const kind of STORES) {
           // The current state is one of the writes that reached the store.
           assert.ok(t.includes(String(state.assets.get(id)?.attrs.temperature?.value)), `${id}: current state without its reading`);
         }
+        // The change log and the assets agree exactly: each write that reached the store has its change, in order, and no change is without its write.
+        const logged = new Map<string, Array<string>>();
+        for (const change of state.changes) logged.set(change.id, [...(logged.get(change.id) ?? []), String(change.temperature)]);
+        assert.deepEqual([...logged.keys()].sort(), [...state.assets.keys()].sort(), 'assets with changes are the assets');
+        for (const [id, attrs] of state.readings) {
+          assert.deepEqual(logged.get(id), attrs.get('temperature'), `${id}: the change log and the readings differ`);
+          assert.equal(logged.get(id)?.at(-1), String(state.assets.get(id)?.attrs.temperature?.value), `${id}: the last change is not the current state`);
+        }
+        assert.deepEqual(state.changes.filter((c) => c.kind === 'create').map((c) => c.id).sort(), [...state.assets.keys()].sort(), 'one create change per asset');
         for (const id of state.assets.keys()) assert.ok(ledger.created.has(id) || ledger.createsInDoubt.has(id), `${id}: an asset nobody created`);
         assert.equal(state.counted, state.assets.size, 'the asset counters match the assets');
         assert.equal(lost, 0, `${lost} acknowledged writes lost`);

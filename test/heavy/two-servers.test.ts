@@ -3,11 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 import { startServer, type ServerProcess } from '../helpers/hardening-server.js';
 import { federationWrite, fetchToken, prepareSite, storedState } from '../helpers/hardening-load.js';
+import { Store } from '../../src/storage/store.js';
 
 /**
  * Two server processes on one PostgreSQL store under concurrent load: quotas and
  * create-once hold across them, a token of one is accepted by the other, nothing
- * is lost; and the throughput of two processes against one.
+ * is lost; a write through one is seen at once through the other, whose kept
+ * answers are warm; a reader in a third process learns of every change from
+ * the change log; and the throughput of two processes against one.
  */
 
 const WRITES = Number(process.env.TWO_SERVER_WRITES ?? 3000);
@@ -98,6 +101,67 @@ if (STORES.includes('postgres')) {
       }
       assert.equal(state.counted, state.assets.size);
       process.stdout.write(`# two-servers writes=${WRITES} one-process=${one.toFixed(0)}/s two-processes=${two.toFixed(0)}/s ratio=${(two / one).toFixed(2)} lost=0\n`);
+    });
+
+    it("shows a write through one server at once through the other's discovery and datasource, with the other's kept answers warm", async () => {
+      const id = 'urn:oc:entity:shared:fresh:x:1';
+      const urls = [
+        `/discovery/v0/assets/${id}`, '/discovery/v0/assets?per=100&site=shared', '/discovery/v0/assets/sites/shared', '/discovery/v0/assets/sites',
+        `/datasource/${id}/temperature/readings`, `/datasource/${id}/readings?lastN=5`,
+      ];
+      const body = async (server: ServerProcess, url: string) => {
+        const res = await fetch(`${server.url}${url}`);
+        return `${res.status} ${await res.text()}`;
+      };
+      assert.equal(await federationWrite(a.url, tokenA, 'create', id, 777_001), 201);
+      for (let value = 777_002; value <= 777_004; value++) {
+        // Asked twice, each answer is kept by B.
+        for (const url of urls) {
+          await body(b, url);
+          await body(b, url);
+        }
+        assert.equal(await federationWrite(a.url, tokenA, 'update', id, value), 204);
+        for (const url of urls) {
+          const [seenByB, seenByA] = [await body(b, url), await body(a, url)];
+          assert.equal(seenByB, seenByA, `${url} after update ${value}`);
+        }
+        assert.match(await body(b, `/discovery/v0/assets/${id}`), new RegExp(`^200 .*${value}`));
+        assert.match(await body(b, `/datasource/${id}/temperature/readings`), new RegExp(`^200 .*${value}`));
+      }
+      const created = 'urn:oc:entity:shared:fresh:x:2';
+      const sitesBefore = await body(b, '/discovery/v0/assets/sites/shared');
+      assert.equal(await federationWrite(a.url, tokenA, 'create', created, 777_005), 201);
+      assert.notEqual(await body(b, '/discovery/v0/assets/sites/shared'), sitesBefore);
+      assert.equal(await body(b, '/discovery/v0/assets/sites/shared'), await body(a, '/discovery/v0/assets/sites/shared'));
+      assert.match(await body(b, '/discovery/v0/assets?per=100&site=shared'), new RegExp(created));
+    });
+
+    it('lets a reader in another process learn of every change either server commits, in order', async () => {
+      const reader = Store.open(db.url);
+      try {
+        let seen = await reader.changes.latest();
+        const ids = Array.from({ length: 40 }, (_, i) => `urn:oc:entity:shared:feed:x:${i}`);
+        const learned: string[] = [];
+        const seqs: number[] = [];
+        const reading = (async () => {
+          const deadline = Date.now() + 30_000;
+          while (learned.length < ids.length && Date.now() < deadline) {
+            if (!(await reader.changes.waitAfter(seen, deadline - Date.now()))) break;
+            for (const change of await reader.changes.after(seen)) {
+              seen = change.seq;
+              seqs.push(change.seq);
+              if (change.assetId.startsWith('urn:oc:entity:shared:feed:')) learned.push(`${change.kind} ${change.assetId}`);
+            }
+          }
+        })();
+        const statuses = await pool(ids.length, 8, (i) => federationWrite(i % 2 ? a.url : b.url, i % 2 ? tokenA : tokenB, 'create', ids[i] as string, 888_000 + i));
+        assert.ok(statuses.every((s) => s === 201), statuses.join(','));
+        await reading;
+        assert.deepEqual([...learned].sort(), ids.map((id) => `create ${id}`).sort());
+        assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+      } finally {
+        await reader.close();
+      }
     });
 
   });

@@ -51,7 +51,8 @@ export async function storedState(databaseUrl: string, site: string) {
   try {
     const assets = await store.read.selectFrom('assets').select(['seq', 'id', 'attrs', 'deleted_at']).where('site', '=', site).execute();
     const readings = await store.read.selectFrom('readings').innerJoin('assets', 'assets.seq', 'readings.asset_seq')
-      .select(['assets.id', 'readings.attr_name', 'readings.attr_value']).where('assets.site', '=', site).execute();
+      .select(['assets.id', 'readings.attr_name', 'readings.attr_value']).where('assets.site', '=', site).orderBy('readings.seq').execute();
+    const changes = await store.read.selectFrom('changes').select(['asset_id', 'kind', 'attrs']).where('site', '=', site).orderBy('seq').execute();
     const counts = await sql<{ n: number | string }>`select coalesce(sum(assets), 0) as n from asset_counts where site = ${site}`.execute(store.read);
     const byAsset = new Map<string, Map<string, string[]>>();
     for (const r of readings) {
@@ -63,6 +64,8 @@ export async function storedState(databaseUrl: string, site: string) {
       assets: new Map(assets.map((a) => [a.id, { attrs: JSON.parse(a.attrs) as Record<string, { value: unknown }>, deleted: a.deleted_at !== null }])),
       readings: byAsset,
       counted: Number(counts.rows[0]?.n ?? 0),
+      /** The change log of the site's assets, in order: each change's kind and the temperature it set. */
+      changes: changes.map((c) => ({ id: c.asset_id, kind: c.kind, temperature: (JSON.parse(c.attrs) as Record<string, { value: unknown }>).temperature?.value })),
     };
   } finally {
     await store.close();
