@@ -13,6 +13,14 @@ describe('configuration', () => {
     assert.equal(c.onlineWindowMs, 24 * 3600 * 1000);
     assert.equal(c.siteQuota, 100000);
     assert.deepEqual(c.ipLocationDb, []);
+    assert.equal(c.changeLog, true);
+    assert.equal(c.changeRetentionMs, 7 * 86_400_000);
+  });
+
+  it('reads CHANGE_LOG and CHANGE_RETENTION', () => {
+    assert.equal(loadConfig({ CHANGE_LOG: 'off' }).changeLog, false);
+    assert.equal(loadConfig({ CHANGE_LOG: 'on' }).changeLog, true);
+    assert.equal(loadConfig({ CHANGE_RETENTION: '48h' }).changeRetentionMs, 48 * 3_600_000);
   });
 
   it('reads IP_LOCATION_DB as a list of files separated by commas', () => {
@@ -28,6 +36,7 @@ describe('configuration', () => {
   for (const [name, value] of [
     ['PORT', 'eighty'], ['PORT', '70000'], ['DATABASE_URL', 'mysql://x'], ['ONLINE_WINDOW', '24 hours'],
     ['SITE_QUOTA', '-1'], ['PUBLIC_URL', 'ftp://x'], ['LOG_LEVEL', 'loud'], ['OPENCITY_ADMIN_SECRET', 'short'],
+    ['CHANGE_LOG', 'no'], ['CHANGE_RETENTION', 'a week'],
   ] as const) {
     it(`refuses ${name}=${value} with a message naming it`, () => {
       assert.throws(() => loadConfig({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.message.includes(name));
