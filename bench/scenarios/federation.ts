@@ -3,9 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { bareBaseline } from '../lib/baseline.js';
 import type { StoreKind } from '../lib/databases.js';
-import { load, type RequestSpec } from '../lib/load.js';
+import { load } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
-import { REPO_ROOT, startServer, type BenchServer } from '../lib/server.js';
+import { CONNECTIONS, createRequests, PREFIX, SEEDED, seed, SITE, updateRequests, writeHeaders } from '../lib/federation-load.js';
+import { REPO_ROOT, startServer } from '../lib/server.js';
 import { Store } from '../../src/storage/store.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
@@ -16,59 +17,6 @@ import type { LoadResult, ResultRow, Scenario } from '../types.js';
  * answering the same status, and the raw floor of DESIGN.md "The write path"
  * (bare node:http + raw better-sqlite3 doing the same writes, group-committed).
  */
-
-const CONNECTIONS = 64;
-/** Assets the update load cycles through. */
-const SEEDED = 1000;
-const SITE = 'santander';
-const PREFIX = `urn:oc:entity:${SITE}:environment:bench:fixed:`;
-const TYPE = 'urn:oc:entityType:iotdevice';
-const TIME_INSTANT = { type: 'urn:oc:attributeType:ISO8601', value: '2017-07-25T13:35:00.000Z' };
-
-const updateBody = (i: number): string => JSON.stringify({
-  TimeInstant: TIME_INSTANT,
-  'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: (15 + (i % 100) / 10).toFixed(2), metadata: {} },
-  relativeHumidity: { type: 'urn:oc:attributeType:relativeHumidity', value: 40 + (i % 50), metadata: {} },
-  batteryLevel: { type: 'urn:oc:attributeType:batteryLevel', value: '88.00', metadata: {} },
-});
-
-const createBody = (id: string, i: number): string => JSON.stringify({
-  id,
-  type: TYPE,
-  TimeInstant: TIME_INSTANT,
-  'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: '14.20', metadata: {} },
-  relativeHumidity: { type: 'urn:oc:attributeType:relativeHumidity', value: 40 + (i % 50), metadata: {} },
-  location: { type: 'geo:point', value: `${(43.46 + (i % 1000) / 100_000).toFixed(5)}, ${(-3.81 + (i % 997) / 100_000).toFixed(5)}`, metadata: {} },
-});
-
-const updatePath = (id: string): string => `/federation/v2/entities/${id}/attrs`;
-
-function writeHeaders(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'platform-service': 'opencity' };
-}
-
-// Requests are prepared ahead where they can be: the load generator shares the machine's two cores.
-const UPDATE_PATHS = Array.from({ length: SEEDED }, (_, i) => updatePath(`${PREFIX}${i}`));
-const UPDATE_BODIES = Array.from({ length: 100 }, (_, i) => updateBody(i));
-const updateRequests = (i: number): RequestSpec => ({ method: 'POST', path: UPDATE_PATHS[i % SEEDED], body: UPDATE_BODIES[i % UPDATE_BODIES.length] });
-
-/** Ids never used before: the counter keeps running between warm-up and measurement. */
-const createRequests = (run: string) => {
-  const [head, tail] = createBody('\u0000', 0).split('"\\u0000"') as [string, string];
-  return (i: number): RequestSpec => ({ method: 'POST', path: '/federation/v2/entities', body: `${head}"urn:oc:entity:${SITE}:environment:bench:${run}:${i}"${tail}` });
-};
-
-/** Creates the assets the update load cycles through, a few requests at a time. */
-async function seed(server: BenchServer, headers: Record<string, string>): Promise<void> {
-  const parallel = 16;
-  for (let start = 0; start < SEEDED; start += parallel) {
-    await Promise.all(Array.from({ length: Math.min(parallel, SEEDED - start) }, async (_, k) => {
-      const i = start + k;
-      const res = await fetch(`${server.url}/federation/v2/entities`, { method: 'POST', headers, body: createBody(`${PREFIX}${i}`, i) });
-      if (res.status !== 201) throw new Error(`seeding ${PREFIX}${i}: ${res.status} ${await res.text()}`);
-    }));
-  }
-}
 
 interface StoreFigures {
   update: LoadResult;

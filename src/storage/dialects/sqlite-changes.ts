@@ -1,20 +1,28 @@
-import { sql } from 'kysely';
 import type { ChangeRecord } from '../../domain/changes.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
 
+/** Changes a statement appends at most (each row count is a statement of its own to prepare). */
+const CHANGES_PER_STATEMENT = 32;
+
 /**
- * All the changes of a transaction in one statement, whatever their number:
- * they come as one JSON array, which SQLite walks in order (AUTOINCREMENT
- * numbers the rows in that order). SQLite's write lock already orders
- * commits, so seq order is commit order.
+ * The changes of a transaction in a few multi-row statements, in order
+ * (AUTOINCREMENT numbers the rows in that order). SQLite's write lock already
+ * orders commits, so seq order is commit order. The attributes are bound as
+ * text: handing SQLite one JSON array of the batch to walk cost it twice as
+ * much, re-reading and re-writing every attribute.
  */
-const APPEND = new PreparedQuery<[rows: string], never>(1, (_db, [rows]) => sql`
-  insert into changes (asset_id, asset_type, site, kind, attrs, committed_at)
-  select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value -> 4, value ->> 5 from json_each(${rows}) order by key`);
+const APPEND = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('changes').values(Array.from({ length: rows }, (_, i) => ({
+    asset_id: p[6 * i], asset_type: p[6 * i + 1], site: p[6 * i + 2], kind: p[6 * i + 3], attrs: p[6 * i + 4], committed_at: p[6 * i + 5],
+  }))));
 
 /** Appends the changes; the seq of the last one. */
 export async function appendSqliteChanges(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
-  const rows = JSON.stringify(changes.map((c) => [c.assetId, c.assetType, c.site, c.kind, c.attributes, c.at]));
-  const result = await APPEND.run(session, [rows]);
-  return Number(result.insertId);
+  let last = 0;
+  for (let i = 0; i < changes.length; i += CHANGES_PER_STATEMENT) {
+    const chunk = changes.slice(i, i + CHANGES_PER_STATEMENT);
+    const result = await APPEND.run(session, chunk.flatMap((c) => [c.assetId, c.assetType, c.site, c.kind, JSON.stringify(c.attributes), c.at]), chunk.length);
+    last = Number(result.insertId);
+  }
+  return last;
 }
