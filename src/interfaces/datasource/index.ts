@@ -8,6 +8,7 @@ import { notFound } from '../../domain/errors.js';
 import { parseHistoryQuery, type RawQuery } from '../../domain/history-query.js';
 import { canSee } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
+import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
@@ -46,7 +47,7 @@ function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyRep
 /** The datasource interface (spec part D): the recorded history of assets, GET only, bearer optional. */
 export async function datasourceInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const answers = new HistoryAnswers();
-  registerAnswerCache(app, ctx, {
+  registerAnswerCache(app, () => storeVersion(ctx.store), {
     maxBytes: 32 * 1024 * 1024,
     maxAnswerBytes: 1024 * 1024,
     variant: (request) => negotiateFormat(request.headers.accept),
