@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AuthorizeQuery, LoginForm } from '../contracts/identity.js';
 import { grantedScope, isS256Challenge, redirectUriAllowed, withQuery } from '../domain/oauth.js';
@@ -53,7 +54,8 @@ function backToClient(reply: FastifyReply, issuer: string, req: { redirectUri: s
   return reply.header('cache-control', 'no-store').redirect(withQuery(req.redirectUri, { ...params, state: req.state, iss: issuer }), status);
 }
 
-export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateLimit: RateLimitRoute): void {
+export function authorizeRoutes(scope: FastifyInstance, issuer: TokenIssuer, rateLimit: RateLimitRoute): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const secureCookie = issuer.issuer.startsWith('https:');
 
   app.get('/protocol/openid-connect/auth', {
@@ -65,7 +67,7 @@ export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateL
       querystring: AuthorizeQuery,
     },
   }, async (request, reply) => {
-    const q = request.query as AuthorizeQuery;
+    const q = request.query;
     if (!q.client_id) return sendPage(reply, 400, messagePage('Cannot sign in', 'The application did not say which application it is (client_id is missing).'));
     const client = await findClient(issuer.store, q.client_id);
     const registered = client ? await getRedirectUris(issuer.store, client.id) : [];
@@ -102,7 +104,7 @@ export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateL
       body: LoginForm,
     },
   }, async (request, reply) => {
-    const form = (request.body ?? {}) as LoginForm;
+    const form: LoginForm = request.body ?? {};
     const check = await openLoginRequest(issuer, form.request, readCookie(request.headers.cookie, COOKIE));
     if (!check.ok) {
       const message = check.reason === 'expired'

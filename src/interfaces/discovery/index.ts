@@ -29,7 +29,7 @@ export async function discoveryInterface(app: FastifyInstance, ctx: AppContext):
     maxAnswerBytes: 512 * 1024,
     // Online counts move with time alone: answers are kept within one hour of the online window.
     variant: () => String(onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)),
-    // Random samples differ each time.
+    // Random samples differ each time. (The query is not validated yet when the cache looks.)
     bypass: (request) => (request.query as Record<string, unknown> | undefined)?.sample !== undefined,
   });
   assetRoutes(app, deps);
