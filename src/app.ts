@@ -75,7 +75,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const app = Fastify({
     serverFactory: serverWithLiveness,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer } },
-    // Access logs only at debug: at info they would cost the write path a third of its throughput.
+    // Access logs only at debug: at info they would cost the write path much of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 2048 },

@@ -57,16 +57,15 @@ export async function serve(env: Record<string, string | undefined> = process.en
 
 /**
  * How far V8 lets its heap grow past what the last full collection kept, in
- * percent. Left to itself, V8 grows a heap of some 40 MB that lives to 120 MB
- * and more under load before collecting it (its factor goes up to 4). Beside
- * SQLite's page caches and its writer's thread, that took the server's peak
- * memory with a million assets over the 300 MB it is allowed (312 MiB); at
- * 30% the same benchmark peaked at 260–269 MiB. On PostgreSQL, 30% cost about
- * a fifth of geo searches and uncached pages, whose requests wait on the
- * database long enough for their objects to outlive young collections; 100%
- * kept its peak at 201 MiB (273–285 MiB unbounded) with throughput within the
- * machine's noise. The flag is read as the heap grows, so it holds for the
- * whole process, the writer's and checkpointer's threads included.
+ * percent. Left to itself, V8 lets a heap grow to several times what lives in
+ * it under load before collecting it. Beside SQLite's page caches and its
+ * writer's thread, that took the server's peak memory with a million assets
+ * over the limit it is allowed; a tight bound keeps it under. On PostgreSQL a
+ * tight bound costs throughput instead (requests wait on the database long
+ * enough for their objects to outlive young collections), and a loose one
+ * keeps the peak under the limit as well. The figures are in bench/RESULTS.md
+ * (discovery). The flag is read as the heap grows, so it holds for the whole
+ * process, the writer's and checkpointer's threads included.
  */
 const HEAP_GROWING_PERCENT = { storeInProcess: 30, storeElsewhere: 100 };
 

@@ -8,7 +8,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { QueryObject } from './query.js';
 import { DEFAULT_PER, FILTER_KEYS, MAX_PER, SORT_KEYS } from '../domain/asset-listing.js';
-import { DEFAULT_RADIUS_KM, MAX_POLYGON_VERTICES } from '../domain/geo-query.js';
+import { DEFAULT_RADIUS_KM, MAX_POLYGON_VERTICES } from '../domain/geo-limits.js';
 
 /** A value that may be null (one JSON type list: serializes faster than anyOf). */
 const nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });

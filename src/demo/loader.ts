@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { ManualClock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
 import { parseInstant, TIME_INSTANT } from '../domain/time-instant.js';
+import { httpStatus } from '../http/error-handler.js';
 import { createAsset, updateAsset } from '../services/federation.js';
 import { findLiveAsset } from '../storage/repositories/assets.js';
 import { dictionarySize, type DictionarySize } from '../storage/repositories/dictionary.js';
@@ -69,7 +70,7 @@ async function lastObserved(ctx: AppContext, id: string): Promise<number | undef
 /** Each asset observes a little before the platform receives (a per-asset delay under a minute). */
 const observedBefore = (asset: DemoAsset, receivedAt: number) => receivedAt - 1000 - (asset.seed % 50_000);
 
-const reason = (error: unknown) => (error instanceof AppError ? `${error.status} ${error.message}` : (error as Error).message);
+const reason = (error: unknown) => (error instanceof AppError ? `${httpStatus(error)} ${error.message}` : (error as Error).message);
 
 interface AssetState {
   /** Stored (created before this run, or by it). */

@@ -10,15 +10,14 @@
 import { isIP } from 'node:net';
 import { badRequest } from './errors.js';
 import { kmToRadians, type Circle, type Point, type Ring } from './geo.js';
+import { DEFAULT_RADIUS_KM, MAX_POLYGON_VERTICES } from './geo-limits.js';
 
-export const DEFAULT_RADIUS_KM = 1;
 /**
  * Geographic searches count their matches up to this many: a dense area may
  * hold hundreds of thousands, and counting them all would cost a read of each.
  * Beyond it X-Total-Count is left out (a short page still ends the list).
  */
 export const GEO_TOTAL_CAP = 100;
-export const MAX_POLYGON_VERTICES = 500;
 
 export interface GeoArea {
   circle?: Circle;

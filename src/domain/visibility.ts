@@ -5,7 +5,7 @@
  * administrators see them; to everyone else they do not exist (404, never 403,
  * so that their existence is not revealed).
  */
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from './caller.js';
 import { canonicalRole } from './roles.js';
 import { EXPERIMENTERS_SITE } from './urn.js';
 

@@ -3,7 +3,7 @@
  * filters in the store instead of asset by asset: every city asset, plus the
  * experiment assets this caller may see.
  */
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from './caller.js';
 import { isAdministrator } from './visibility.js';
 
 export type VisibleAssets =

@@ -1,8 +1,6 @@
 import { clearTimeout, setTimeout } from 'node:timers';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
 import { seesExperimentAssets, visibleAssets } from '../domain/visible-assets.js';
-import { storeVersion } from '../storage/repositories/discovery-freshness.js';
 import { ByteBoundedLru } from './byte-bounded-lru.js';
 
 /** Characters of URLs remembered as asked once, at most. */
@@ -15,6 +13,12 @@ interface Answer {
   contentType: string;
   total: string | undefined;
 }
+
+/**
+ * A value that changes with every commit to the store, by any process, or
+ * undefined when the store cannot tell cheaply (then nothing read may be kept).
+ */
+export type StoreVersion = () => Promise<string | undefined>;
 
 export interface AnswerCacheOptions {
   /** Bytes of answers kept at most, and the largest answer worth keeping. */
@@ -44,7 +48,7 @@ const WAIT_FOR_READ_MS = 2000;
  * store: the same page, site list, asset or range of history asked again and
  * again (the observatory's first screen, a dashboard) is then answered without
  * reading the store again. Correct because the store says when anything was
- * committed, by any process (storeVersion); an answer read while the store
+ * committed, by any process (its StoreVersion); an answer read while the store
  * moved is not kept. Only answers everyone sees alike are kept: callers who
  * may see experiment assets always read. Only a URL asked again is looked up
  * or kept: one asked once (an asset among a million, a page of a long walk)
@@ -64,8 +68,7 @@ export class AnswerCache {
   constructor(
     maxBytes: number,
     maxAnswerBytes: number,
-    /** The store's version now (storeVersion). */
-    private readonly readVersion: () => Promise<string | undefined>,
+    private readonly readVersion: StoreVersion,
   ) {
     this.answers = new ByteBoundedLru<Answer>(maxBytes, maxAnswerBytes, (a) => a.body.length);
   }
@@ -147,9 +150,13 @@ function waitAtMost(read: Promise<Answer | undefined>, ms: number): Promise<Answ
   return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
-/** Answers the GETs of an interface from the cache when it can, and keeps what it answers. */
-export function registerAnswerCache(app: FastifyInstance, ctx: AppContext, options: AnswerCacheOptions): void {
-  const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes, () => storeVersion(ctx.store));
+/**
+ * Answers the GETs of an interface from the cache when it can, and keeps what
+ * it answers. The interface says how to read the store's version: the cache
+ * knows no store.
+ */
+export function registerAnswerCache(app: FastifyInstance, version: StoreVersion, options: AnswerCacheOptions): void {
+  const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes, version);
   const cacheable = (request: FastifyRequest) => request.method === 'GET' && !options.bypass?.(request)
     && !seesExperimentAssets(visibleAssets(request.caller));
 

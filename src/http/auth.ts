@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../domain/caller.js';
 import type { TokenVerifier } from '../identity/verifier.js';
 
 declare module 'fastify' {

@@ -9,10 +9,65 @@ import { AppError, type ErrorCode } from '../domain/errors.js';
  */
 export type ErrorStyle = 'ngsi' | 'message' | 'oauth';
 
+/**
+ * A route whose errors are read by a person renders them as a page of its own
+ * (the identity provider's sign-in pages): given the status and the message,
+ * it returns the page and the headers it needs.
+ */
+export type ErrorPage = (status: number, message: string) => { headers: Record<string, string>; html: string };
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     errorStyle?: ErrorStyle;
+    errorPage?: ErrorPage;
   }
+}
+
+/** How each error of the catalogue is answered over HTTP. */
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL: 500,
+  STORE_UNAVAILABLE: 503,
+  TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+  INVALID_CLIENT: 401,
+  INVALID_GRANT: 400,
+  UNSUPPORTED_GRANT_TYPE: 400,
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED_CLIENT: 400,
+  INVALID_TOKEN: 401,
+  ASSET_NOT_FOUND: 404,
+  ASSET_EXISTS: 422,
+  SITE_QUOTA_REACHED: 400,
+};
+
+export const statusOfCode = (code: ErrorCode): number => HTTP_STATUS[code];
+
+export const httpStatus = (error: AppError): number => HTTP_STATUS[error.code];
+
+/** The headers an error's facts call for: a challenge (RFC 7235, RFC 6750 §3) and Retry-After. */
+export function httpHeaders(error: AppError): Record<string, string> | undefined {
+  const { credentials, tokenRefused, retryAfterSeconds } = error.facts;
+  const headers: Record<string, string> = {};
+  if (credentials === 'basic') headers['www-authenticate'] = 'Basic realm="opencity"';
+  if (credentials === 'bearer') {
+    headers['www-authenticate'] = tokenRefused
+      ? `Bearer realm="opencity", error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`
+      : 'Bearer realm="opencity"';
+  }
+  if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }
 
 const FRAMEWORK_CODES: Record<string, ErrorCode> = {
@@ -69,17 +124,24 @@ export function renderError(error: AppError, style: ErrorStyle): Record<string, 
   }
 }
 
-export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
-  const style = request.routeOptions?.config?.errorStyle ?? 'ngsi';
-  if (error.headers) reply.headers(error.headers);
+export function sendError(
+  reply: FastifyReply, request: FastifyRequest, error: AppError, style: ErrorStyle = request.routeOptions?.config?.errorStyle ?? 'ngsi',
+): FastifyReply {
+  const headers = httpHeaders(error);
+  if (headers) reply.headers(headers);
+  const page = request.routeOptions?.config?.errorPage;
+  if (page) {
+    const rendered = page(httpStatus(error), error.message);
+    return reply.code(httpStatus(error)).headers(rendered.headers).send(rendered.html);
+  }
   // NGSI clients compare the media type literally: no charset parameter (a Buffer keeps Fastify from adding one).
-  return reply.code(error.status).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, style))));
+  return reply.code(httpStatus(error)).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, style))));
 }
 
 export function registerErrorHandling(app: FastifyInstance, isUnavailable: (e: unknown) => boolean): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, isUnavailable);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (httpStatus(appError) >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, request, appError);
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, request, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));

@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Store } from '../storage/store.js';
+
+/** What the probes and metrics ask of the store: the HTTP layer knows no more of it. */
+export interface StoreProbe {
+  ping(): Promise<boolean>;
+  pool(): { total: number; idle: number; waiting: number };
+  /** The change log's last committed seq. */
+  changes: { latest(): Promise<number> };
+}
 
 /** /health (process alive), /ready (store reachable) and /metrics (Prometheus text). */
-export function registerObservability(app: FastifyInstance, store: Store): void {
+export function registerObservability(app: FastifyInstance, store: StoreProbe): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'opencity_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });

@@ -20,7 +20,7 @@ export async function registerWriteRateLimit(app: FastifyInstance, perMinute: nu
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
     errorResponseBuilder: (_request, context) => new AppError('TOO_MANY_REQUESTS', `Too many writes; retry in ${context.after}`, {
-      'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
     }),
   });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AuthorizeQuery, LoginForm } from '../contracts/identity.js';
 import { grantedScope, isS256Challenge, redirectUriAllowed, withQuery } from '../domain/oauth.js';
-import { toAppError } from '../http/error-handler.js';
 import { insertAuthorizationCode } from '../storage/repositories/authorization-codes.js';
 import { findClient, getRedirectUris } from '../storage/repositories/principals.js';
 import { AUTHORIZATION_CODE_TTL_S, authenticatePerson } from './grants.js';
@@ -38,17 +38,15 @@ function sendPage(reply: FastifyReply, status: number, html: string, redirectTar
   return reply.code(status).headers(pageHeaders(redirectTarget)).send(html);
 }
 
-/** Errors of these pages are pages too: a person is reading them, not a program. */
-function pageErrorHandler(isUnavailable: (e: unknown) => boolean) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error, isUnavailable);
-    if (appError.status >= 500) request.log.error({ err: error }, 'sign-in page failed');
-    if (appError.headers) reply.headers(appError.headers);
-    const message = appError.status >= 500
-      ? 'Something went wrong on our side. Please try again in a moment.'
-      : appError.status === 429 ? `Too many sign-in attempts. ${appError.message}.` : `The sign-in request is not valid: ${appError.message}`;
-    return sendPage(reply, appError.status, messagePage('Cannot sign in', message));
-  };
+/**
+ * Errors of these pages are pages too: a person is reading them, not a program.
+ * The HTTP error handler maps the error to its status and calls this (route config `errorPage`).
+ */
+export function signInErrorPage(status: number, message: string): { headers: Record<string, string>; html: string } {
+  const text = status >= 500
+    ? 'Something went wrong on our side. Please try again in a moment.'
+    : status === 429 ? `Too many sign-in attempts. ${message}.` : `The sign-in request is not valid: ${message}`;
+  return { headers: pageHeaders(), html: messagePage('Cannot sign in', text) };
 }
 
 /** Sends the browser back to the client: RFC 6749 §4.1.2 plus the issuer (RFC 9207). */
@@ -56,12 +54,12 @@ function backToClient(reply: FastifyReply, issuer: string, req: { redirectUri: s
   return reply.header('cache-control', 'no-store').redirect(withQuery(req.redirectUri, { ...params, state: req.state, iss: issuer }), status);
 }
 
-export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateLimit: RateLimitRoute): void {
-  const errorHandler = pageErrorHandler((e) => issuer.store.isUnavailable(e));
+export function authorizeRoutes(scope: FastifyInstance, issuer: TokenIssuer, rateLimit: RateLimitRoute): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const secureCookie = issuer.issuer.startsWith('https:');
 
   app.get('/protocol/openid-connect/auth', {
-    errorHandler,
+    config: { errorPage: signInErrorPage },
     schema: {
       tags: ['identity'],
       summary: 'Authorization endpoint: the login page (authorization code with PKCE S256)',
@@ -69,7 +67,7 @@ export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateL
       querystring: AuthorizeQuery,
     },
   }, async (request, reply) => {
-    const q = request.query as AuthorizeQuery;
+    const q = request.query;
     if (!q.client_id) return sendPage(reply, 400, messagePage('Cannot sign in', 'The application did not say which application it is (client_id is missing).'));
     const client = await findClient(issuer.store, q.client_id);
     const registered = client ? await getRedirectUris(issuer.store, client.id) : [];
@@ -97,8 +95,7 @@ export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateL
   });
 
   app.post('/protocol/openid-connect/auth', {
-    errorHandler,
-    config: { ...rateLimit },
+    config: { ...rateLimit, errorPage: signInErrorPage },
     schema: {
       tags: ['identity'],
       summary: 'The login form posts here; on success the browser goes back to the client with a code',
@@ -107,7 +104,7 @@ export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateL
       body: LoginForm,
     },
   }, async (request, reply) => {
-    const form = (request.body ?? {}) as LoginForm;
+    const form: LoginForm = request.body ?? {};
     const check = await openLoginRequest(issuer, form.request, readCookie(request.headers.cookie, COOKIE));
     if (!check.ok) {
       const message = check.reason === 'expired'

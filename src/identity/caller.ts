@@ -1,32 +1,6 @@
-/** Who is calling, as the bearer token says (Keycloak-compatible claims). */
-export interface Caller {
-  /** `sub`: the user id (for clients, their service-account user). */
-  subject: string;
-  /** Set when the token is a client's service-account token. */
-  clientId: string | undefined;
-  /** The calling tool: `clientId` (or `client_id`), else `azp`. */
-  tool: string | undefined;
-  username: string | undefined;
-  email: string | undefined;
-  /** Global roles (`realm_access.roles`), composites expanded. */
-  roles: string[];
-  /** Per-tool permissions (`resource_access.<tool>.roles`), unprefixed. */
-  permissions: Record<string, string[]>;
-  /** Roles scoped to an experiment. */
-  experimentRoles: Array<{ role: string; experiment: string }>;
-  /** Epoch ms after which the token is no longer valid. */
-  expiresAt: number;
-}
+import type { Caller } from '../domain/caller.js';
 
-export function hasRole(caller: Caller | undefined, role: string): boolean {
-  return caller?.roles.includes(role) ?? false;
-}
-
-export function hasPermission(caller: Caller | undefined, tool: string, permission: string): boolean {
-  return caller?.permissions[tool]?.includes(permission) ?? false;
-}
-
-/** Builds the caller from verified claims. */
+/** The caller the domain knows (src/domain/caller.ts), from verified claims. */
 export function callerFromClaims(claims: Record<string, unknown>): Caller {
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
   const realm = claims.realm_access as { roles?: unknown } | undefined;

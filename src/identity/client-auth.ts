@@ -15,7 +15,7 @@ export interface PresentedClient {
 const INVALID_CLIENT = 'Invalid client or Invalid client credentials';
 
 export const invalidClient = (viaBasic: boolean, description = INVALID_CLIENT): AppError =>
-  new AppError('INVALID_CLIENT', description, viaBasic ? { 'www-authenticate': 'Basic realm="opencity"' } : undefined);
+  new AppError('INVALID_CLIENT', description, viaBasic ? { credentials: 'basic' } : {});
 
 /** RFC 6749 §2.3.1: the id and secret are form-encoded before they go into HTTP Basic. */
 function formDecode(text: string): string | undefined {

@@ -34,7 +34,7 @@ export async function registerIdentityRateLimits(app: FastifyInstance, perMinute
     hook: 'preHandler',
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     errorResponseBuilder: (_request, context) => new AppError('TOO_MANY_REQUESTS', `Too many requests; retry in ${context.after}`, {
-      'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
     }),
   });
   const common = { max: perMinute, timeWindow: 60_000, hook: 'preHandler' as const };

@@ -8,14 +8,14 @@ import type { TokenVerifier } from './verifier.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** RFC 6750 §3: the challenge names the problem. */
+/** A refused token: the answer's challenge (RFC 6750 §3) names the problem. */
 const invalidToken = (description: string): AppError =>
-  new AppError('INVALID_TOKEN', description, { 'www-authenticate': `Bearer realm="opencity", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"` });
+  new AppError('INVALID_TOKEN', description, { credentials: 'bearer', tokenRefused: true });
 
 /** The subject of an access token this provider issued (another issuer's tokens are not ours to describe). */
 async function tokenSubject(request: FastifyRequest, verifier: TokenVerifier): Promise<string> {
   const match = BEARER.exec(request.headers.authorization ?? '');
-  if (!match) throw new AppError('INVALID_TOKEN', 'No bearer token was supplied', { 'www-authenticate': 'Bearer realm="opencity"' });
+  if (!match) throw new AppError('INVALID_TOKEN', 'No bearer token was supplied', { credentials: 'bearer' });
   try {
     return (await verifier.verify(match[1] as string)).subject;
   } catch (error) {

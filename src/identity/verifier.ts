@@ -1,7 +1,8 @@
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Clock } from '../domain/clock.js';
 import { unauthorized, type AppError } from '../domain/errors.js';
-import { callerFromClaims, type Caller } from './caller.js';
+import type { Caller } from '../domain/caller.js';
+import { callerFromClaims } from './caller.js';
 import type { KeyRing } from './key-ring.js';
 
 export interface TokenVerifier {

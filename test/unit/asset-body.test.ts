@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { mergeAttributes, readAssetCreation, readAssetUpdate, readingValue, type NgsiAttributes } from '../../src/domain/asset-body.js';
 import { identifierProblem } from '../../src/domain/ngsi-identifier.js';
+import { answered } from '../helpers/answered.js';
 
 const TI = { type: 'urn:oc:attributeType:ISO8601', value: '2017-07-25T13:35:00.000Z' };
 const ID = 'urn:oc:entity:santander:environment:fixed:1';
 const TYPE = 'urn:oc:entityType:iotdevice';
 const valid = (extra: Record<string, unknown> = {}) => ({ id: ID, type: TYPE, TimeInstant: TI, ...extra });
 
-const rejects = (fn: () => unknown, message: string | RegExp) => assert.throws(fn, { status: 400, kind: 'BadRequest', message });
+const rejects = (fn: () => unknown, message: string | RegExp) => assert.throws(() => answered(fn), { status: 400, kind: 'BadRequest', message });
 
 describe('asset creation body', () => {
   it('accepts a valid body and normalizes its attributes', () => {
@@ -159,7 +160,7 @@ describe('the 32 real example payloads', () => {
         assert.equal(c.id, asset.id);
         return;
       }
-      assert.throws(() => readAssetCreation(asset, site), (error: Error) => {
+      assert.throws(() => answered(() => readAssetCreation(asset, site)), (error: Error) => {
         assert.equal((error as { status?: number }).status, 400);
         assert.ok(error.message.startsWith(expected), `${error.message} should start with ${expected}`);
         return true;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { bucketStart, isNumericValue } from '../../src/domain/aggregation.js';
 import { csvDocument, csvField } from '../../src/domain/csv.js';
 import { canSee } from '../../src/domain/visibility.js';
-import type { Caller } from '../../src/identity/caller.js';
+import type { Caller } from '../../src/domain/caller.js';
 import { negotiateFormat } from '../../src/interfaces/datasource/render.js';
 
 const caller = (over: Partial<Caller>): Caller => ({

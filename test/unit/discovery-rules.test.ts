@@ -5,19 +5,20 @@ import {
   canonicalAssetType, parseFilter, parseInstant, parseListing, parseOrdering, parsePage, parseSelection, segmentsOfPrefix,
 } from '../../src/domain/asset-listing.js';
 import { AppError } from '../../src/domain/errors.js';
+import { httpStatus } from '../../src/http/error-handler.js';
 import {
   centralAngle, circleBox, distanceKm, innerBox, insideCircle, insideRing, kmToRadians, radiansToKm, ringBox, type Point,
 } from '../../src/domain/geo.js';
 import { parseGeoSearch, parseNearby, parsePoints, parseRadius } from '../../src/domain/geo-query.js';
 import { matchesAllTerms, parseSearchTerms } from '../../src/domain/search-terms.js';
 import { visibleAssets } from '../../src/domain/visible-assets.js';
-import type { Caller } from '../../src/identity/caller.js';
+import type { Caller } from '../../src/domain/caller.js';
 
 /** Asserts a 400 whose description names `parameter`. */
 function rejects(fn: () => unknown, parameter: string): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof AppError, String(e));
-    assert.equal(e.status, 400);
+    assert.equal(httpStatus(e), 400);
     assert.ok(e.message.includes(`'${parameter}'`), `${e.message} should name ${parameter}`);
     return true;
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AppError } from '../../src/domain/errors.js';
+import { httpStatus } from '../../src/http/error-handler.js';
 import { formatRecvTime, parseIsoDate } from '../../src/domain/history-dates.js';
 import { parseHistoryQuery, type RawQuery } from '../../src/domain/history-query.js';
 
@@ -12,7 +13,7 @@ const T = ms('2017-01-09T00:00:00.000Z');
 function rejects(raw: RawQuery, parameter: string, scope: 'asset' | 'attribute' = 'attribute'): void {
   assert.throws(() => parseHistoryQuery(raw, scope), (e: unknown) => {
     assert.ok(e instanceof AppError, String(e));
-    assert.equal(e.status, 400);
+    assert.equal(httpStatus(e), 400);
     assert.equal(e.kind, 'BadRequest');
     assert.match(e.message, new RegExp(`'${parameter}'`));
     return true;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isAbsoluteUri, isRedirectUri, planNewClient, redirectUriSet } from '../../src/domain/client-registration.js';
 import { AppError } from '../../src/domain/errors.js';
+import { httpStatus } from '../../src/http/error-handler.js';
 import {
   admitCaller, canSeeRole, holdsRole, requireRoleAccess, visibleRoles, type PermissionsCaller, type ToolGrant,
 } from '../../src/domain/role-access.js';
@@ -15,7 +16,7 @@ function statusOf(fn: () => unknown): number | 'ok' {
     fn();
     return 'ok';
   } catch (error) {
-    if (error instanceof AppError) return error.status;
+    if (error instanceof AppError) return httpStatus(error);
     throw error;
   }
 }

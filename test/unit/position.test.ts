@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { positionFromAttributes } from '../../src/domain/position.js';
+import { answered } from '../helpers/answered.js';
 
 const SANTANDER = { latitude: 43.4623, longitude: -3.80998 };
 const LONDON = { latitude: 51.5074, longitude: -0.1278 };
@@ -37,14 +38,14 @@ describe('asset positions', () => {
   });
   it('refuses points it cannot read, with a clear description', () => {
     for (const value of ['abc', '43.4', '43.4,-3.8,1', '', 43.4, null, ', -3.8']) {
-      assert.throws(() => at({ location: { type: 'geo:point', value } }), { status: 400, message: 'Asset attribute location is not a valid point: expected "latitude, longitude"' }, String(value));
+      assert.throws(() => answered(() => at({ location: { type: 'geo:point', value } })), { status: 400, message: 'Asset attribute location is not a valid point: expected "latitude, longitude"' }, String(value));
     }
     assert.throws(() => at({ position: { type: 'coords', value: 'x,y' } }), { message: 'Asset attribute position is not a valid point: expected "latitude, longitude"' });
     assert.throws(() => at({ location: { type: 'geo:point', value: '100, 200' } }), { message: 'Asset attribute location is out of range: latitude must be within ±90 and longitude within ±180' });
   });
   it('refuses geo:json that is not a geometry', () => {
     for (const value of [null, 'Point', { type: 'Point' }, { type: 'Point', coordinates: [] }, { type: 'Point', coordinates: ['a', 'b'] }, { coordinates: [1, 2] }]) {
-      assert.throws(() => at({ location: { type: 'geo:json', value } }), { status: 400, message: /^Asset attribute location is not a valid geo:json geometry/ }, JSON.stringify(value));
+      assert.throws(() => answered(() => at({ location: { type: 'geo:json', value } })), { status: 400, message: /^Asset attribute location is not a valid geo:json geometry/ }, JSON.stringify(value));
     }
     assert.throws(() => at({ location: { type: 'geo:json', value: { type: 'Point', coordinates: [500, 10] } } }), { message: /out of range/ });
   });

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/domain/errors.js';
+import { httpStatus } from '../../src/http/error-handler.js';
 import { formatInstant, parseInstant, readTimeInstant, TIME_INSTANT_TYPE } from '../../src/domain/time-instant.js';
+import { answered } from '../helpers/answered.js';
 
 /**
  * The 36 string cases (and the non-string and falsy ones) of the original
@@ -31,7 +33,7 @@ const failure = (value: unknown): string => {
     readTimeInstant({ type: TIME_INSTANT_TYPE, value });
   } catch (error) {
     assert.ok(error instanceof AppError);
-    assert.equal(error.status, 400);
+    assert.equal(httpStatus(error), 400);
     assert.equal(error.kind, 'BadRequest');
     return error.message;
   }
@@ -84,7 +86,7 @@ describe('TimeInstant: non-string and falsy values', () => {
 describe('TimeInstant: the attribute itself', () => {
   it('missing or falsy: not found', () => {
     for (const v of [undefined, null, false, 0, '']) {
-      assert.throws(() => readTimeInstant(v), { status: 400, message: 'Asset attribute TimeInstant in payload not found!' });
+      assert.throws(() => answered(() => readTimeInstant(v)), { status: 400, message: 'Asset attribute TimeInstant in payload not found!' });
     }
   });
   it('not an object: says what it must be', () => {

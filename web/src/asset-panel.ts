@@ -6,7 +6,7 @@ import {
 import { type Chartable, HistoryView } from './history';
 import { notify } from './notify';
 import { colourClass } from './palette';
-import type { Asset, AssetData, FeatureProperties } from './types';
+import type { Asset, AssetContext, AssetData, FeatureProperties } from './types';
 import { unitOf } from './units';
 
 /** The asset panel: identity, position, current values with units, and the history chart. */
@@ -125,7 +125,7 @@ export class AssetPanel {
   private render(hint: AssetHint, asset: Asset | null, data: AssetData | null, busy: boolean): void {
     this.history?.destroy();
     this.history = null;
-    const ctx = asset?.context ?? {};
+    const ctx: Partial<AssetContext> = asset?.context ?? {};
     const p = hint.properties ?? {};
     const site = nonEmpty(asset?.related?.site?.name) ?? nonEmpty(asset?.related?.site?.id) ?? nonEmpty(p.site) ?? nonEmpty(hint.id.split(':')[3]);
     const pos = ctx.position;

@@ -58,7 +58,7 @@ export class AssetsLayer {
   }
 
   private marker(f: AssetFeature, online: boolean): L.Marker | null {
-    const [lon, lat] = f.geometry?.type === 'Point' ? f.geometry.coordinates : [NaN, NaN];
+    const [lon = NaN, lat = NaN] = f.geometry?.type === 'Point' ? f.geometry.coordinates : [];
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) return null;
     const dot = h('span', {
       class: `asset-dot ${colourClass(f.properties.type)}${online ? '' : ' offline'}`,

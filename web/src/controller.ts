@@ -184,7 +184,7 @@ export class Observatory {
     const hash = `#asset=${encodeURIComponent(hint.id)}`;
     if (push && location.hash !== hash) history.pushState(null, '', hash);
     const coords = hint.properties ? this.features.find((f) => f.properties.id === hint.id)?.geometry?.coordinates : undefined;
-    if (coords) this.map.assets.select(coords[1], coords[0], hint.type);
+    if (coords) this.map.assets.select(coords[1] ?? null, coords[0] ?? null, hint.type);
     const asset = await this.panel.open(hint);
     const pos = asset?.context?.position ?? hint.asset?.context?.position;
     if (this.panel.openId !== hint.id || typeof pos?.latitude !== 'number' || typeof pos.longitude !== 'number') return;

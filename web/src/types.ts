@@ -1,113 +1,30 @@
-/** Shapes of the discovery and datasource responses the page reads (see spec parts C and D). */
+/**
+ * Shapes of the discovery and datasource responses the page reads: the
+ * platform's own contracts (src/contracts, spec parts C and D), imported as
+ * types only, so that the bundle takes nothing from the server.
+ */
+import type { Static } from '@sinclair/typebox';
+import type * as datasource from '../../src/contracts/datasource';
+import type * as discovery from '../../src/contracts/discovery';
 
-export interface Position {
-  latitude: number | null;
-  longitude: number | null;
-  city?: string;
-  country_code?: string;
-  country?: string;
-}
-
-export interface Counters {
-  assets: number;
-  online: number;
-  offline: number;
-}
-
-export interface Site {
-  id: string;
-  type: string;
-  context: { name: string; position: Position };
-  attributes: Counters;
-  links?: Record<string, unknown>;
-}
-
-export interface CityCount {
-  id: string;
-  type?: string;
-  attributes?: Counters;
-  metadata?: { name?: string; position?: Position };
-}
+export type Position = Static<typeof discovery.Position>;
+export type Counters = Static<typeof discovery.Counters>;
+export type Site = Static<typeof discovery.Site>;
 
 /** Services and providers share one shape. */
-export interface Category {
-  id: string;
-  type: string;
-  related?: { cities?: CityCount[] };
-}
+export type Category = Static<typeof discovery.Category>;
+export type CityCount = Category['related']['cities'][number];
 
-export interface AssetType {
-  type: string;
-  description?: string;
-}
+export type AssetType = Static<typeof discovery.AssetType>;
+export type AssetContext = Static<typeof discovery.Context>;
+export type Asset = Static<typeof discovery.Asset>;
+export type AssetData = Static<typeof discovery.AssetData>;
+export type Attribute = AssetData['attributes'][number];
+export type Metadatum = Attribute['metadata'][number];
 
-export interface AssetContext {
-  service?: string;
-  provider?: string;
-  name?: string;
-  group?: string | null;
-  experiment?: string | null;
-  last_reading_at?: string | null;
-  recorded_at?: string | null;
-  position?: Position;
-}
+export type AssetFeature = Static<typeof discovery.Feature>;
+export type FeatureProperties = AssetFeature['properties'];
+export type AssetCollection = Static<typeof discovery.FeatureCollections>[number];
 
-export interface Asset {
-  id: string;
-  type: string;
-  context: AssetContext;
-  related?: { site?: { id?: string; name?: string } | null } & Record<string, unknown>;
-}
-
-export interface Metadatum {
-  name: string;
-  type: string;
-  value: string;
-}
-
-export interface Attribute {
-  name: string;
-  type: string;
-  value: string;
-  metadata?: Metadatum[];
-}
-
-export interface AssetData extends Asset {
-  attributes: Attribute[];
-}
-
-export interface FeatureProperties {
-  id: string;
-  type: string;
-  site: string;
-  service: string;
-  provider: string;
-  group: string | null;
-  origin?: string | null;
-  last_update_at: number | null;
-}
-
-export interface AssetFeature {
-  type: 'Feature';
-  geometry: { type: 'Point'; coordinates: [number, number] } | null;
-  properties: FeatureProperties;
-}
-
-export interface AssetCollection {
-  type: 'FeatureCollection';
-  properties: { name: string };
-  features: AssetFeature[];
-}
-
-export interface Reading {
-  recvTime: string;
-  attrName: string;
-  attrType: string;
-  attrValue: string;
-}
-
-export interface Aggregate {
-  start: string;
-  count: number;
-  value: number | null;
-}
+export type Reading = Static<typeof datasource.Reading>;
+export type Aggregate = Static<typeof datasource.Aggregate>;

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import {
   AggregatesResponse, AssetParams, AssetReadingsQuery, AttributeParams, AttributeReadingsQuery, AttributesQuery,
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
 import { notFound } from '../../domain/errors.js';
-import { parseHistoryQuery, type RawQuery } from '../../domain/history-query.js';
+import { parseHistoryQuery } from '../../domain/history-query.js';
 import { canSee } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
+import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
@@ -44,15 +46,16 @@ function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyRep
 }
 
 /** The datasource interface (spec part D): the recorded history of assets, GET only, bearer optional. */
-export async function datasourceInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function datasourceInterface(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const answers = new HistoryAnswers();
-  registerAnswerCache(app, ctx, {
+  registerAnswerCache(app, () => storeVersion(ctx.store), {
     maxBytes: 32 * 1024 * 1024,
     maxAnswerBytes: 1024 * 1024,
     variant: (request) => negotiateFormat(request.headers.accept),
   });
 
-  app.get<{ Params: { assetId: string }; Querystring: RawQuery }>('/:assetId/readings', {
+  app.get('/:assetId/readings', {
     schema: {
       tags: ['datasource'],
       summary: 'Readings of every attribute of an asset',
@@ -70,7 +73,7 @@ export async function datasourceInterface(app: FastifyInstance, ctx: AppContext)
     return send(reply, format, readingsBody(readings, format));
   });
 
-  app.get<{ Params: { assetId: string; attr: string }; Querystring: RawQuery }>('/:assetId/:attr/readings', {
+  app.get('/:assetId/:attr/readings', {
     schema: {
       tags: ['datasource'],
       summary: 'Readings of one attribute of an asset, its values only, or aggregates',
@@ -108,7 +111,7 @@ export async function datasourceInterface(app: FastifyInstance, ctx: AppContext)
     return send(reply, format, body);
   });
 
-  app.get<{ Params: { assetId: string }; Querystring: { type?: string } }>('/:assetId/attributes', {
+  app.get('/:assetId/attributes', {
     schema: {
       tags: ['datasource'],
       summary: 'Names of the attributes recorded for an asset',

@@ -1,5 +1,5 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   AssetData, AssetDataNgsi, AssetList, AssetNgsiList, AssetWithData, DiscoveryError, ExperimentParams, ExperimenterParams,
   HistoryQuery, ListingQuery, NgsiListingQuery, SearchQuery, UrnParams,
@@ -19,10 +19,9 @@ const notFound = { 404: { ...DiscoveryError, description: 'No such asset (or not
 const totalHeader = { [TOTAL_HEADER]: { type: 'integer', description: 'How many assets match, over all pages' } };
 const listResponse = (schema: object, description: string) => ({ 200: { ...schema, description, headers: totalHeader }, ...errors });
 
-type Listing = Static<typeof ListingQuery>;
-
 /** Asset listings, single assets and their data (spec part C, /assets…). */
-export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
+export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { store } = deps.ctx;
 
   /** Renders a page of assets with their sites. */
@@ -31,7 +30,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return items.map((a) => assetRecord(a, sites.get(a.site), deps.links));
   };
 
-  app.get<{ Querystring: Listing }>('/assets', {
+  app.get('/assets', {
     schema: {
       tags: ['discovery'], summary: 'List assets', security: optionalBearer,
       description: 'Filtered, sorted and paged; X-Total-Count holds the total. Experiment assets appear only to their experimenter, participants and administrators.',
@@ -44,7 +43,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return withTotal(reply, total).send(await render(items));
   });
 
-  app.get<{ Querystring: Static<typeof NgsiListingQuery> }>('/assets/ngsiv2', {
+  app.get('/assets/ngsiv2', {
     schema: {
       tags: ['discovery'], summary: 'List assets as NGSI v2 documents', security: optionalBearer,
       description: 'The parameters of /assets, plus query (metadata search). Each item is {doc: {id, type, …attributes}}.',
@@ -58,7 +57,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return withTotal(reply, total).send(items.map(ngsiDocument));
   });
 
-  app.get<{ Querystring: Static<typeof SearchQuery> }>('/assets/metadata/search', {
+  app.get('/assets/metadata/search', {
     schema: {
       tags: ['discovery'], summary: 'Search assets by words', security: optionalBearer,
       description: `Every word of query (separated by spaces or +) must occur, case-insensitively, in the id, type, site, an attribute name or a metadata value. Paged like /assets; X-Total-Count is left out when more than ${SEARCH_TOTAL_CAP} match.`,
@@ -72,7 +71,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return withTotal(reply, total).send(await render(items));
   });
 
-  app.get<{ Params: Static<typeof ExperimentParams>; Querystring: Listing }>('/assets/experiments/:experimentsID', {
+  app.get('/assets/experiments/:experimentsID', {
     schema: {
       tags: ['discovery'], summary: 'Assets of an experiment', security: optionalBearer,
       description: 'Visible only to the experimenter, the experiment\'s participants and administrators; to anyone else the list is empty.',
@@ -87,7 +86,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return withTotal(reply, total).send(await render(items));
   });
 
-  app.get<{ Params: Static<typeof ExperimenterParams>; Querystring: Listing }>('/assets/experimenters/:experimenterID', {
+  app.get('/assets/experimenters/:experimenterID', {
     schema: {
       tags: ['discovery'], summary: 'Assets of an experimenter', security: optionalBearer,
       description: 'The experimenter sees every one; participants see those of their experiments; administrators all; anyone else none.',
@@ -100,7 +99,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return withTotal(reply, total).send(await render(items));
   });
 
-  app.get<{ Params: Static<typeof UrnParams> }>('/assets/:urn', {
+  app.get('/assets/:urn', {
     schema: {
       tags: ['discovery'], summary: 'One asset', security: optionalBearer,
       description: 'The asset, with its current attributes under data.attributes (types: the names; data: each by name).',
@@ -112,14 +111,14 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return assetWithData(asset, sites.get(asset.site), deps.links);
   });
 
-  app.get<{ Params: Static<typeof UrnParams> }>('/assets/:urn/ngsiv2', {
+  app.get('/assets/:urn/ngsiv2', {
     schema: {
       tags: ['discovery'], summary: 'One asset as an NGSI v2 document', security: optionalBearer,
       params: UrnParams, response: { 200: { ...AssetNgsiList, description: 'A list holding the asset' }, ...notFound },
     },
   }, async (request) => [ngsiDocument(await visibleAsset(deps, request, request.params.urn))]);
 
-  app.get<{ Params: Static<typeof UrnParams> }>('/assets/:urn/data', {
+  app.get('/assets/:urn/data', {
     schema: {
       tags: ['discovery'], summary: 'An asset\'s data (NGSI 9/10 attributes)', security: optionalBearer,
       params: UrnParams, response: { 200: AssetData, ...notFound },
@@ -130,7 +129,7 @@ export function assetRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return assetData(asset, sites.get(asset.site), deps.links);
   });
 
-  app.get<{ Params: Static<typeof UrnParams>; Querystring: Static<typeof HistoryQuery> }>('/assets/:urn/data/ngsiv2', {
+  app.get('/assets/:urn/data/ngsiv2', {
     schema: {
       tags: ['discovery'], summary: 'An asset\'s data, NGSI v2 style: history and current state', security: optionalBearer,
       description: 'historic: its readings, newest first, paged with page/per/offset; observations: its current attributes.',

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   AssetList, DiscoveryError, FeatureCollections, GeoSearchQuery, ListingQuery, NearbyQuery, UrnParams,
 } from '../../contracts/discovery.js';
@@ -29,7 +30,8 @@ const geoResponse = {
 };
 
 /** Geographic views (spec part C): GeoJSON grouped by type, and assets near an asset. */
-export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
+export function geoRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { store } = deps.ctx;
 
   const checkCity = async (area: GeoArea) => {
@@ -55,11 +57,11 @@ export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
       querystring: ListingQuery, response: geoResponse,
     },
   };
-  app.get<{ Querystring: Static<typeof ListingQuery> }>('/assets/geo', everything, (request, reply) => sendGeo(reply, request.query, undefined));
-  app.get<{ Querystring: Static<typeof ListingQuery> }>('/assets/geo/', { ...everything, schema: { ...everything.schema, hide: true } },
+  app.get('/assets/geo', everything, (request, reply) => sendGeo(reply, request.query, undefined));
+  app.get('/assets/geo/', { ...everything, schema: { ...everything.schema, hide: true } },
     (request, reply) => sendGeo(reply, request.query, undefined));
 
-  app.get<{ Querystring: Static<typeof GeoSearchQuery> }>('/assets/geo/search', {
+  app.get('/assets/geo/search', {
     schema: {
       tags: ['discovery'], summary: 'Geographic search, as GeoJSON grouped by type', security: optionalBearer,
       description: 'A circle (lat + long, or ip; radius in radians, or km with km=true; 1 km by default), a polygon '
@@ -69,7 +71,7 @@ export function geoRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     },
   }, (request, reply) => sendGeo(reply, request.query, parseGeoSearch(request.query, deps.ctx.locateIp)));
 
-  app.get<{ Params: Static<typeof UrnParams>; Querystring: Static<typeof NearbyQuery> }>('/assets/:urn/nearby', {
+  app.get('/assets/:urn/nearby', {
     schema: {
       tags: ['discovery'], summary: 'Assets near an asset, nearest first', security: optionalBearer,
       description: 'Within radius of the asset (radians, or km with km=true; 1 km by default), or inside the polygon that starts '

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { onlineSince } from '../../domain/activity.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
+import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import { serializeWithJsonStringify } from '../../http/plain-json.js';
 import { assetRoutes } from './assets.js';
 import type { DiscoveryDeps } from './deps.js';
@@ -23,12 +24,12 @@ export async function discoveryInterface(app: FastifyInstance, ctx: AppContext):
     links: new Links(`${ctx.config.publicUrl}${app.prefix}`),
   };
   serializeWithJsonStringify(app);
-  registerAnswerCache(app, ctx, {
+  registerAnswerCache(app, () => storeVersion(ctx.store), {
     maxBytes: 8 * 1024 * 1024,
     maxAnswerBytes: 512 * 1024,
     // Online counts move with time alone: answers are kept within one hour of the online window.
     variant: () => String(onlineSince(ctx.clock.now(), ctx.config.onlineWindowMs)),
-    // Random samples differ each time.
+    // Random samples differ each time. (The query is not validated yet when the cache looks.)
     bypass: (request) => (request.query as Record<string, unknown> | undefined)?.sample !== undefined,
   });
   assetRoutes(app, deps);

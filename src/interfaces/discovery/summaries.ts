@@ -1,5 +1,5 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   Category, CategoryList, DiscoveryError, ProviderParams, ServiceParams, Site, SiteList, SiteParams, SiteQuery,
 } from '../../contracts/discovery.js';
@@ -25,11 +25,12 @@ function typesOf(type: string | undefined): string[] | undefined {
 }
 
 /** Sites, services and providers with their counts of assets, online and offline (spec part C). */
-export function summaryRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
+export function summaryRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { store, clock, config } = deps.ctx;
   const since = () => onlineSince(clock.now(), config.onlineWindowMs);
 
-  app.get<{ Querystring: Static<typeof SiteQuery> }>('/assets/sites', {
+  app.get('/assets/sites', {
     schema: {
       tags: ['discovery'], summary: 'Sites, with their counts', security: optionalBearer,
       description: 'Every site with its assets, online and offline counts (optionally of one asset type).',
@@ -42,7 +43,7 @@ export function summaryRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     return sites.map((s) => siteRecord(s, bySite.get(s.id), deps.links));
   });
 
-  app.get<{ Params: Static<typeof SiteParams>; Querystring: Static<typeof SiteQuery> }>('/assets/sites/:site', {
+  app.get('/assets/sites/:site', {
     schema: {
       tags: ['discovery'], summary: 'One site, with its counts', security: optionalBearer,
       description: 'The site with its assets, online and offline counts; with type, of that asset type only.',
@@ -94,10 +95,10 @@ export function summaryRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     tags: ['discovery'], summary: 'One service, with its counts per city', security: optionalBearer,
     params: ServiceParams, response: { 200: Category, ...missing('service') },
   };
-  app.get<{ Params: Static<typeof ServiceParams> }>('/assets/service/:service', { schema: serviceSchema },
+  app.get('/assets/service/:service', { schema: serviceSchema },
     (request) => oneCategory('service', request.params.service));
   // The path the original platform served, beside the one the spec gives.
-  app.get<{ Params: Static<typeof ServiceParams> }>('/assets/services/:service', { schema: { ...serviceSchema, hide: true } },
+  app.get('/assets/services/:service', { schema: { ...serviceSchema, hide: true } },
     (request) => oneCategory('service', request.params.service));
 
   app.get('/assets/providers', {
@@ -107,7 +108,7 @@ export function summaryRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
     },
   }, () => listCategories('provider'));
 
-  app.get<{ Params: Static<typeof ProviderParams> }>('/assets/providers/:provider', {
+  app.get('/assets/providers/:provider', {
     schema: {
       tags: ['discovery'], summary: 'One provider, with its counts per city', security: optionalBearer,
       params: ProviderParams, response: { 200: Category, ...missing('provider') },

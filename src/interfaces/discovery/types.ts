@@ -1,5 +1,5 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AssetType, AssetTypeList, DiscoveryError, TypeParams } from '../../contracts/discovery.js';
 import { canonicalAssetType } from '../../domain/asset-listing.js';
 import { notFound } from '../../domain/errors.js';
@@ -7,14 +7,15 @@ import { findAssetType, listAssetTypes } from '../../storage/repositories/discov
 import type { DiscoveryDeps } from './deps.js';
 
 /** The asset-type dictionary (spec part C, /types). */
-export function typeRoutes(app: FastifyInstance, deps: DiscoveryDeps): void {
+export function typeRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { store } = deps.ctx;
 
   app.get('/types', {
     schema: { tags: ['discovery'], summary: 'Asset types', description: 'Every known asset type, by URN.', response: { 200: AssetTypeList } },
   }, () => listAssetTypes(store));
 
-  app.get<{ Params: Static<typeof TypeParams> }>('/types/:types', {
+  app.get('/types/:types', {
     schema: {
       tags: ['discovery'], summary: 'One asset type',
       description: 'By full URN (urn:oc:entityType:iotdevice) or short name (iotdevice).',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
@@ -12,7 +13,8 @@ const JSON_TYPE = 'application/json';
  * /federation/v2. Routes only: checks in ./request.ts and src/domain, writes in
  * src/services/federation.ts.
  */
-export async function federationInterface(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function federationInterface(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   await registerWriteRateLimit(app, ctx.config.writeRateLimit);
   app.addSchema(FederationError);
   // The schemas document the interface; the checks run in the handlers, in the
@@ -33,7 +35,7 @@ export async function federationInterface(app: FastifyInstance, ctx: AppContext)
     return reply.code(201).header('location', created.location).send();
   });
 
-  app.post<{ Params: { assetId: string } }>('/entities/:assetId/attrs', { schema: updateSchema }, async (request, reply) => {
+  app.post('/entities/:assetId/attrs', { schema: updateSchema }, async (request, reply) => {
     const site = await siteOfRequest(request, ctx);
     checkPlatformService(request, service, true);
     checkOptions(request, []);
@@ -42,14 +44,14 @@ export async function federationInterface(app: FastifyInstance, ctx: AppContext)
     return reply.code(204).send();
   });
 
-  app.delete<{ Params: { assetId: string } }>('/entities/:assetId', { schema: deleteSchema }, async (request, reply) => {
+  app.delete('/entities/:assetId', { schema: deleteSchema }, async (request, reply) => {
     const site = await siteOfRequest(request, ctx);
     checkPlatformService(request, service, false);
     await deleteAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
     return reply.code(204).send();
   });
 
-  app.get<{ Params: { assetId: string } }>('/entities/:assetId', { schema: getSchema }, async (request, reply) => {
+  app.get('/entities/:assetId', { schema: getSchema }, async (request, reply) => {
     const site = await siteOfRequest(request, ctx);
     checkPlatformService(request, service, false);
     const keyValues = checkOptions(request, ['keyValues']).has('keyValues');

@@ -57,7 +57,7 @@ export function readJsonBody(request: FastifyRequest): unknown {
   }
 }
 
-/** `?type=` of an entity route. */
+/** `?type=` of an entity route, read as sent: the federation schemas document the query but do not validate it (see index.ts). */
 export function typeQuery(request: FastifyRequest): string | undefined {
   const type = (request.query as Record<string, unknown> | undefined)?.type;
   if (type === undefined) return undefined;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import {
   ClientBody, ClientParams, RedirectUris, createClientResponses, editRedirectUrisResponses, readRedirectUrisResponses,
@@ -17,8 +18,9 @@ const clientExists = (clientId: string) => new AppError('CONFLICT', `A client wi
 const noSuchClient = (clientId: string) => notFound(`No client has the id ${clientId}.`);
 
 /** Clients: creation (with a service account) and their redirect URIs. */
-export async function clientRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Body: ClientBody }>('/clients', {
+export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.post('/clients', {
     config,
     onRequest: admit('createClient'),
     schema: {
@@ -49,7 +51,7 @@ export async function clientRoutes(app: FastifyInstance, ctx: AppContext): Promi
     return reply.code(201).send({ client_id: credentials.client_id, secret: credentials.secret, service_account_id: client.serviceAccountUserId });
   });
 
-  app.get<{ Params: { clientId: string } }>('/clients/:clientId/redirecturis', {
+  app.get('/clients/:clientId/redirecturis', {
     config,
     onRequest: admit('readClientRedirectUris'),
     schema: {
@@ -66,7 +68,7 @@ export async function clientRoutes(app: FastifyInstance, ctx: AppContext): Promi
     return { redirectUris: uris };
   });
 
-  app.put<{ Params: { clientId: string }; Body: RedirectUris }>('/clients/:clientId/redirecturis', {
+  app.put('/clients/:clientId/redirecturis', {
     config,
     onRequest: admit('editClientRedirectUris'),
     schema: {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { renderError } from '../../http/error-handler.js';
+import { sendError } from '../../http/error-handler.js';
 import { clientRoutes } from './clients.js';
 import { roleRoutes } from './roles.js';
 import { userRoutes } from './users.js';
@@ -17,7 +17,7 @@ export async function permissionsInterface(app: FastifyInstance, ctx: AppContext
   app.removeContentTypeParser('text/plain');
   app.setNotFoundHandler((request, reply) => {
     const error = new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
-    return reply.code(error.status).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, 'message'))));
+    return sendError(reply, request, error, 'message');
   });
   await clientRoutes(app, ctx);
   await userRoutes(app, ctx);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import {
   ExperimentQuery, Role, UserParams, UserRoleParams, grantRoleResponses, listRolesResponses, readRoleResponses, revokeRoleResponses,
@@ -29,8 +30,9 @@ const rolePath = (userId: string, r: RoleRef): string =>
   + (r.experiment === null ? '' : `?experiment=${encodeURIComponent(r.experiment)}`);
 
 /** A user's roles: global roles and the calling tool's own permissions, read and assigned one at a time. */
-export async function roleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Params: { userId: string } }>('/users/:userId/roles', {
+export async function roleRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/users/:userId/roles', {
     config,
     onRequest: admit('readGlobalRoles', 'readLocalRoles'),
     schema: {
@@ -49,7 +51,7 @@ export async function roleRoutes(app: FastifyInstance, ctx: AppContext): Promise
     return visibleRoles(grantOf(request), assignments).map(asRole);
   });
 
-  app.post<{ Params: { userId: string }; Body: Role }>('/users/:userId/roles', {
+  app.post('/users/:userId/roles', {
     config,
     onRequest: admit('editGlobalRoles', 'editLocalRoles'),
     schema: {
@@ -71,7 +73,7 @@ export async function roleRoutes(app: FastifyInstance, ctx: AppContext): Promise
     return reply.code(201).header('location', rolePath(userId, role)).send(asRole(role));
   });
 
-  app.get<{ Params: { userId: string; roleName: string }; Querystring: { experiment?: string } }>('/users/:userId/roles/:roleName', {
+  app.get('/users/:userId/roles/:roleName', {
     config,
     onRequest: admit('readGlobalRoles', 'readLocalRoles'),
     schema: {
@@ -92,7 +94,7 @@ export async function roleRoutes(app: FastifyInstance, ctx: AppContext): Promise
     return asRole(role);
   });
 
-  app.delete<{ Params: { userId: string; roleName: string }; Querystring: { experiment?: string } }>('/users/:userId/roles/:roleName', {
+  app.delete('/users/:userId/roles/:roleName', {
     config,
     onRequest: admit('editGlobalRoles', 'editLocalRoles'),
     schema: {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { UsersQuery, listUsersResponses } from '../../contracts/permissions.js';
 import { notFound } from '../../domain/errors.js';
@@ -7,15 +8,10 @@ import { userPage } from '../../domain/user-paging.js';
 import { findPeopleByEmail, listUsers } from '../../storage/repositories/principals.js';
 import { admit, grantOf } from './guard.js';
 
-interface UsersQueryRaw {
-  offset?: unknown;
-  count?: unknown;
-  email?: unknown;
-}
-
 /** The user list: people (service accounts are not listed), sorted by name, `{id, name}` only. */
-export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: UsersQueryRaw }>('/users', {
+export async function userRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/users', {
     config: { errorStyle: 'message' },
     onRequest: admit('listUsers', 'findUserByEmail'),
     // Bad offset/count are the spec's 422, not a generic 400: the handler decides.
@@ -31,6 +27,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
     },
   }, async (request) => {
     const grant = grantOf(request);
+    // Until the validation error is thrown below, the values may be anything: userPage reads them as unknown.
     const { email } = request.query;
     requirePermission(grant, email === undefined ? 'listUsers' : 'findUserByEmail');
     const page = userPage(request.query.offset, request.query.count);
