@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeQuery, LoginForm } from '../contracts/identity.js';
 import { grantedScope, isS256Challenge, redirectUriAllowed, withQuery } from '../domain/oauth.js';
-import { toAppError } from '../http/error-handler.js';
+import { toAppError, type StoreErrorClassifier } from '../http/error-handler.js';
 import { insertAuthorizationCode } from '../storage/repositories/authorization-codes.js';
 import { findClient, getRedirectUris } from '../storage/repositories/principals.js';
 import { AUTHORIZATION_CODE_TTL_S, authenticatePerson } from './grants.js';
@@ -39,9 +39,9 @@ function sendPage(reply: FastifyReply, status: number, html: string, redirectTar
 }
 
 /** Errors of these pages are pages too: a person is reading them, not a program. */
-function pageErrorHandler(isUnavailable: (e: unknown) => boolean) {
+function pageErrorHandler(classifyStoreError: StoreErrorClassifier) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error, isUnavailable);
+    const appError = toAppError(error, classifyStoreError);
     if (appError.status >= 500) request.log.error({ err: error }, 'sign-in page failed');
     if (appError.headers) reply.headers(appError.headers);
     const message = appError.status >= 500
@@ -57,7 +57,7 @@ function backToClient(reply: FastifyReply, issuer: string, req: { redirectUri: s
 }
 
 export function authorizeRoutes(app: FastifyInstance, issuer: TokenIssuer, rateLimit: RateLimitRoute): void {
-  const errorHandler = pageErrorHandler((e) => issuer.store.isUnavailable(e));
+  const errorHandler = pageErrorHandler((e) => issuer.store.classifyError(e));
   const secureCookie = issuer.issuer.startsWith('https:');
 
   app.get('/protocol/openid-connect/auth', {
