@@ -42,8 +42,8 @@ function openFile(file: string, cacheKib: number): SQLite.Database {
 const MIGRATION_CACHE_KIB = 8_192;
 
 /**
- * Two connections on one file: the writer, which the write queue holds during a
- * batch, in a thread of its own (./sqlite-writer-thread.ts), and a reader
+ * Two connections on one file: the writer, which the write pipeline commits on,
+ * in a thread of its own (./writer-thread.ts), and a reader
  * that WAL lets see the last committed state meanwhile. An in-memory store has
  * a single connection, in process (a second one would see nothing).
  */
