@@ -13,8 +13,8 @@ const root = join(import.meta.dirname, '..');
 await build({
   entryPoints: {
     opencity: join(root, 'src', 'cli', 'main.ts'),
-    // The SQLite writer thread's module, loaded by the server from beside it (src/storage/dialects/sqlite-writer-thread.ts).
-    'sqlite-writer': join(root, 'src', 'storage', 'dialects', 'sqlite-writer.ts'),
+    // The SQLite writer thread's module, which the server starts as the thread's entry from beside it (src/storage/sqlite/writer-thread.ts).
+    'sqlite-writer': join(root, 'src', 'storage', 'sqlite', 'writer-thread.ts'),
   },
   outdir: join(root, 'dist', 'bin'),
   bundle: true,

@@ -98,7 +98,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     done();
   });
 
-  registerErrorHandling(app, (e) => store.isUnavailable(e));
+  registerErrorHandling(app, (e) => store.classifyError(e));
   registerBodyTimeout(app, config.requestTimeoutMs);
   registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });

@@ -40,7 +40,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     await app.close();
     process.exit(1);
   }
-  app.log.info({ url: config.publicUrl, store: opencity.ctx.store.dialect, startupMs: Math.round(performance.now() - started) }, 'OpenCity is serving');
+  app.log.info({ url: config.publicUrl, store: opencity.ctx.store.name, startupMs: Math.round(performance.now() - started) }, 'OpenCity is serving');
 
   let stopping = false;
   const stop = (signal: string) => {

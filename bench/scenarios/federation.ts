@@ -51,7 +51,7 @@ const Database = require('better-sqlite3');
 const db = new Database(process.env.FLOOR_DB);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-// Checkpoints beside the writer, as the platform's store does (src/storage/dialects/sqlite-checkpointer.ts).
+// Checkpoints beside the writer, as the platform's store does (src/storage/sqlite/checkpointer.ts).
 db.pragma('wal_autocheckpoint = 100000');
 new (require('node:worker_threads').Worker)(
   "const db = new (require('better-sqlite3'))(require('node:worker_threads').workerData);"

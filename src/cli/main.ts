@@ -17,7 +17,7 @@ program.command('migrate').description('create or update the schema of the store
   .action(async (o: { json?: boolean }) => {
     await withStore(async (store) => {
       const applied = await store.migrate();
-      process.stdout.write(o.json ? `${JSON.stringify({ applied })}\n` : `schema up to date (${store.dialect}); applied: ${applied.join(', ') || 'nothing new'}\n`);
+      process.stdout.write(o.json ? `${JSON.stringify({ applied })}\n` : `schema up to date (${store.name}); applied: ${applied.join(', ') || 'nothing new'}\n`);
     }, { migrate: false });
   });
 siteCommands(program);

@@ -1,4 +1,5 @@
 import type { NgsiAttributes } from './asset-body.js';
+import type { AssetDeletion, NewAsset } from './asset-writes.js';
 
 /**
  * The change log's entries: every committed write of an asset, in commit
@@ -31,4 +32,19 @@ export const MAX_CHANGES_PAGE = 1000;
 export function changesPageSize(asked: number | undefined): number {
   if (asked === undefined || !Number.isFinite(asked)) return MAX_CHANGES_PAGE;
   return Math.min(MAX_CHANGES_PAGE, Math.max(1, Math.floor(asked)));
+}
+
+/** Where a batch's writes put their changes (the change log appends them at its commit). */
+export interface ChangeSink {
+  add(record: ChangeRecord): void;
+}
+
+/** The change a create records: every attribute the asset was created with. */
+export function createdChange(asset: NewAsset): ChangeRecord {
+  return { assetId: asset.id, assetType: asset.type, site: asset.urn.site, kind: 'create', attributes: asset.attributes, at: asset.receivedAt };
+}
+
+/** The change a delete records: the asset as it was known, no attributes. */
+export function deletedChange(deletion: AssetDeletion, asset: { type: string; site: string }): ChangeRecord {
+  return { assetId: deletion.id, assetType: asset.type, site: asset.site, kind: 'delete', attributes: {}, at: deletion.now };
 }

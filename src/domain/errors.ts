@@ -73,3 +73,10 @@ export const notFound = (description?: string): AppError => new AppError('NOT_FO
 export const forbidden = (description?: string): AppError => new AppError('FORBIDDEN', description);
 export const unauthorized = (description?: string): AppError => new AppError('UNAUTHORIZED', description, { credentials: 'bearer' });
 export const unprocessable = (description?: string): AppError => new AppError('UNPROCESSABLE', description);
+
+/** What an error raised by the store means to the caller. */
+export type StoreErrorKind =
+  /** The store is unreachable or failing: not the request's fault. */
+  | 'unavailable'
+  /** A value of the request holds a character the store cannot take. */
+  | 'bad-character';

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import { AppError, type ErrorCode, type StoreErrorKind } from '../domain/errors.js';
 
 /**
  * How an interface spells its error bodies:
@@ -84,8 +84,11 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'TIMEOUT',
 };
 
+/** What the store makes of an error it raised (src/storage/ports.ts); undefined: nothing it knows of. */
+export type StoreErrorClassifier = (error: unknown) => StoreErrorKind | undefined;
+
 /** Maps anything thrown to an AppError; unknown errors become 500 (logged, never shown). */
-export function toAppError(error: unknown, isUnavailable: (e: unknown) => boolean): AppError {
+export function toAppError(error: unknown, classifyStoreError: StoreErrorClassifier): AppError {
   if (error instanceof AppError) return error;
   const e = error as FastifyError;
   if (e?.validation) return new AppError('BAD_REQUEST', describeValidation(e));
@@ -94,9 +97,9 @@ export function toAppError(error: unknown, isUnavailable: (e: unknown) => boolea
   const mapped = e?.code ? FRAMEWORK_CODES[e.code] : undefined;
   if (mapped) return new AppError(mapped, mapped === 'BAD_REQUEST' ? e.message : undefined);
   if (e?.statusCode === 429) return new AppError('TOO_MANY_REQUESTS');
-  if (isUnavailable(error)) return new AppError('STORE_UNAVAILABLE');
-  // PostgreSQL text cannot hold U+0000 (SQLSTATE 22021): a request value carrying one is the request's fault.
-  if (e?.code === '22021') return new AppError('BAD_REQUEST', 'The request holds a character the store cannot take (U+0000)');
+  const storeError = classifyStoreError(error);
+  if (storeError === 'unavailable') return new AppError('STORE_UNAVAILABLE');
+  if (storeError === 'bad-character') return new AppError('BAD_REQUEST', 'The request holds a character the store cannot take (U+0000)');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError(e.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : e.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message);
   }
@@ -138,9 +141,9 @@ export function sendError(
   return reply.code(httpStatus(error)).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, style))));
 }
 
-export function registerErrorHandling(app: FastifyInstance, isUnavailable: (e: unknown) => boolean): void {
+export function registerErrorHandling(app: FastifyInstance, classifyStoreError: StoreErrorClassifier): void {
   app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error, isUnavailable);
+    const appError = toAppError(error, classifyStoreError);
     if (httpStatus(appError) >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, request, appError);
   });

@@ -1,20 +1,19 @@
 import type { AppContext } from '../context.js';
 import { readAssetCreation, readAssetUpdate, readingValue, type NgsiAttributes } from '../domain/asset-body.js';
+import type { CreateOutcome, ReadingInput } from '../domain/asset-writes.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
-import {
-  findLiveAsset, type AssetChange, type CreateInput, type ReadingInput, type StoredAsset,
-} from '../storage/repositories/assets.js';
+import { findLiveAsset, type StoredAsset } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
 import { findSiteCached } from './site-directory.js';
-import { WriteGroups, type ItemOutcome } from './write-groups.js';
 
 /**
  * The federation write path: validate a site's request (src/domain), then
- * write it in one transaction (src/storage). The HTTP routes and the demo
- * loader both push through here, so every asset obeys the same rules.
+ * write it through the store's write pipeline (src/storage/write-pipeline.ts),
+ * which commits it with the writes that arrive beside it. The HTTP routes and
+ * the demo loader both push through here, so every asset obeys the same rules.
  */
 
 export interface CreatedAsset {
@@ -40,39 +39,15 @@ export async function requireSite(ctx: AppContext, siteId: string): Promise<Site
   return site;
 }
 
-const creates = new WeakMap<Store, WriteGroups<CreateInput, void>>();
-const updates = new WeakMap<Store, WriteGroups<AssetChange, void>>();
+/** The caller's site: the record the route already looked up, or its id. */
+type SiteRef = SiteRecord | string;
+const siteOf = (ctx: AppContext, site: SiteRef): Promise<SiteRecord> => (typeof site === 'string' ? requireSite(ctx, site) : Promise.resolve(site));
 
-/** Creates of one write job: each refused one (exists, quota) has written nothing. */
-function createsOf(store: Store): WriteGroups<CreateInput, void> {
-  let groups = creates.get(store);
-  if (!groups) {
-    groups = new WriteGroups(async (take) => {
-      let items: CreateInput[] = [];
-      const outcomes = await store.writes.runOperation('createAssetRecords', (): [CreateInput[]] => [(items = take())]);
-      return outcomes.map((outcome, i): ItemOutcome<void> => {
-        if (outcome.kind === 'created') return { ok: true, value: undefined };
-        if (outcome.kind === 'exists') return { ok: false, error: new AppError('ASSET_EXISTS') };
-        if (outcome.kind === 'quota-reached') return { ok: false, error: new AppError('SITE_QUOTA_REACHED') };
-        return { ok: false, error: badRequest(`ClientID wrong: no site ${(items[i] as CreateInput).asset.urn.site} is registered on this platform`) };
-      });
-    });
-    creates.set(store, groups);
-  }
-  return groups;
-}
-
-/** Updates of one write job: an unknown asset has written nothing. */
-function updatesOf(store: Store): WriteGroups<AssetChange, void> {
-  let groups = updates.get(store);
-  if (!groups) {
-    groups = new WriteGroups(async (take) => {
-      const found = await store.writes.runOperation('updateAssetRecords', (): [AssetChange[]] => [take()]);
-      return found.map((ok): ItemOutcome<void> => (ok ? { ok: true, value: undefined } : { ok: false, error: new AppError('ASSET_NOT_FOUND') }));
-    });
-    updates.set(store, groups);
-  }
-  return groups;
+/** A refused create (it wrote nothing), as the client is answered. */
+function refusedCreate(outcome: Exclude<CreateOutcome, { kind: 'created' }>, siteId: string): AppError {
+  if (outcome.kind === 'exists') return new AppError('ASSET_EXISTS');
+  if (outcome.kind === 'quota-reached') return new AppError('SITE_QUOTA_REACHED');
+  return badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
 }
 
 const readingsOf = (attributes: NgsiAttributes): ReadingInput[] =>
@@ -82,8 +57,8 @@ const readingsOf = (attributes: NgsiAttributes): ReadingInput[] =>
   });
 
 /** POST /v2/entities: 201 with a Location, 422 when a live asset has that id, 400 at quota. */
-export async function createAsset(ctx: AppContext, siteId: string, body: unknown): Promise<CreatedAsset> {
-  const site = await requireSite(ctx, siteId);
+export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unknown): Promise<CreatedAsset> {
+  const site = await siteOf(ctx, siteRef);
   const creation = readAssetCreation(body, site.id);
   const position = positionFromAttributes(creation.attributes, site);
   const receivedAt = ctx.clock.now();
@@ -91,7 +66,7 @@ export async function createAsset(ctx: AppContext, siteId: string, body: unknown
   if (!types) knownTypes.set(ctx.store, (types = new Set()));
   const typeKnown = types.has(creation.type);
 
-  await createsOf(ctx.store).submit({
+  const outcome = await ctx.store.writes.write({ kind: 'create', input: {
     asset: {
       id: creation.id,
       type: creation.type,
@@ -104,7 +79,8 @@ export async function createAsset(ctx: AppContext, siteId: string, body: unknown
     },
     defaultQuota: ctx.config.siteQuota,
     registerType: !typeKnown,
-  });
+  } });
+  if (outcome.kind !== 'created') throw refusedCreate(outcome, creation.urn.site);
   // Only once committed: a rolled-back create must not leave the type marked as stored.
   if (!typeKnown) {
     if (types.size >= KNOWN_TYPES_MAX) types.clear();
@@ -114,13 +90,13 @@ export async function createAsset(ctx: AppContext, siteId: string, body: unknown
 }
 
 /** POST /v2/entities/{id}/attrs: updates existing attributes and appends new ones; 404 when absent. */
-export async function updateAsset(ctx: AppContext, siteId: string, assetId: string, body: unknown, options: EntityOptions = {}): Promise<void> {
-  const site = await requireSite(ctx, siteId);
+export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, body: unknown, options: EntityOptions = {}): Promise<void> {
+  const site = await siteOf(ctx, siteRef);
   assertOwnAssetId(assetId, site.id);
   const update = readAssetUpdate(body);
   const position = positionFromAttributes(update.attributes, site);
   const receivedAt = ctx.clock.now();
-  await updatesOf(ctx.store).submit({
+  const found = await ctx.store.writes.write({ kind: 'update', input: {
     id: assetId,
     expectedType: options.type,
     changes: update.attributes,
@@ -128,20 +104,21 @@ export async function updateAsset(ctx: AppContext, siteId: string, assetId: stri
     recordedAt: update.recordedAt,
     receivedAt,
     readings: readingsOf(update.attributes),
-  });
+  } });
+  if (!found) throw new AppError('ASSET_NOT_FOUND');
 }
 
 /** DELETE /v2/entities/{id}: the asset leaves discovery, its history stays; 404 when absent. */
-export async function deleteAsset(ctx: AppContext, siteId: string, assetId: string, options: EntityOptions = {}): Promise<void> {
-  const site = await requireSite(ctx, siteId);
+export async function deleteAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, options: EntityOptions = {}): Promise<void> {
+  const site = await siteOf(ctx, siteRef);
   assertOwnAssetId(assetId, site.id);
-  const now = ctx.clock.now();
-  if (!(await ctx.store.writes.runOperation('deleteAssetRecord', (): [string, string | null, number] => [assetId, options.type ?? null, now]))) throw new AppError('ASSET_NOT_FOUND');
+  const found = await ctx.store.writes.write({ kind: 'delete', input: { id: assetId, expectedType: options.type, now: ctx.clock.now() } });
+  if (!found) throw new AppError('ASSET_NOT_FOUND');
 }
 
 /** GET /v2/entities/{id}: the site's own live asset, as stored. */
-export async function getAsset(ctx: AppContext, siteId: string, assetId: string, options: EntityOptions = {}): Promise<StoredAsset> {
-  const site = await requireSite(ctx, siteId);
+export async function getAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, options: EntityOptions = {}): Promise<StoredAsset> {
+  const site = await siteOf(ctx, siteRef);
   assertOwnAssetId(assetId, site.id);
   const asset = await findLiveAsset(ctx.store, assetId);
   if (!asset || (options.type !== undefined && asset.type !== options.type)) throw new AppError('ASSET_NOT_FOUND');

@@ -1,9 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { changesPageSize, type Change } from '../domain/changes.js';
-import type { ChangeListener } from './dialects/postgres-changes.js';
 import type { Database } from './schema.js';
-import type { WriteQueue } from './write-queue.js';
+import type { WritePipeline } from './write-pipeline.js';
 
 /** While a reader waits, how often the log is looked at besides what it is told (another SQLite process, a lost notification). */
 const LOOK_EVERY_MS = 1000;
@@ -13,6 +12,11 @@ const PRUNE_CHUNK = 2000;
 interface Waiter {
   after: number;
   wake: (changed: boolean) => void;
+}
+
+/** A store's hearing of other processes' changes, running until closed. */
+export interface ChangeListener {
+  close(): Promise<void>;
 }
 
 /** How a store hears of changes other processes commit (PostgreSQL's notifications); none on SQLite. */
@@ -37,7 +41,7 @@ export class ChangeLog {
 
   constructor(
     private readonly read: Kysely<Database>,
-    private readonly writes: WriteQueue,
+    private readonly writes: WritePipeline,
     /** Whether writes record their changes (CHANGE_LOG). */
     readonly enabled: boolean,
     private readonly listen: ListenForChanges | undefined,

@@ -1,7 +1,5 @@
 import { CompiledQuery, type Compilable, type DatabaseConnection, type QueryResult, type RawBuilder } from 'kysely';
-import type { Executor } from './dialects/adapter.js';
-
-type Dialect = 'sqlite' | 'postgres';
+import type { Dialect, Executor } from './ports.js';
 
 /**
  * A run of several prepared queries on the one connection of a transaction:
@@ -47,7 +45,7 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
   ) {}
 
   private template(db: Executor, dialect: Dialect, variant: number): Template {
-    const key = `${dialect}:${variant}`;
+    const key = `${dialect.name}:${variant}`;
     let template = this.templates.get(key);
     if (!template) {
       const arity = typeof this.arity === 'number' ? this.arity : this.arity(variant);

@@ -1,5 +1,5 @@
 import { inSession, type PreparedQuery } from './prepared-query.js';
-import type { Store } from './store.js';
+import type { StoreReader } from './ports.js';
 
 /**
  * Runs a prepared query on the store's read connection. For the lookups of
@@ -7,7 +7,7 @@ import type { Store } from './store.js';
  * query with Kysely cost more than SQLite took to run it.
  */
 export function readPrepared<Params extends readonly unknown[], Row>(
-  store: Store, query: PreparedQuery<Params, Row>, params: Params, variant = 0,
+  store: StoreReader, query: PreparedQuery<Params, Row>, params: Params, variant = 0,
 ): Promise<Row[]> {
   return inSession(store.read, store.dialect, async (session) => (await query.run(session, params, variant)).rows);
 }

@@ -1,16 +1,17 @@
 import { Migrator, sql, type Kysely } from 'kysely';
-import { ChangeLog, type ListenForChanges } from './change-log.js';
-import type { Database } from './schema.js';
-import type { DialectAdapter } from './dialects/adapter.js';
-import { openSqlite } from './dialects/sqlite.js';
-import type { WriterThread } from './dialects/sqlite-writer-thread.js';
-import { openPostgres } from './dialects/postgres.js';
+import { ChangeLog } from './change-log.js';
 import { migrationProvider } from './migrations/index.js';
-import { WriteQueue } from './write-queue.js';
+import { openStoreParts } from './open-store.js';
+import type { StoreErrorKind } from '../domain/errors.js';
+import type { Dialect } from './ports.js';
+import type { Database } from './schema.js';
+import type { StoreParts } from './store-parts.js';
+import { WritePipeline } from './write-pipeline.js';
 
 /**
  * The store: one handle on whichever database DATABASE_URL names. Repositories
- * take it; nothing outside src/storage sees Kysely or the dialect.
+ * take it; nothing outside src/storage sees Kysely, and nothing outside the
+ * dialects' folders knows which database runs.
  */
 export interface StoreOptions {
   /** Record every asset write in the change log (default true; CHANGE_LOG). */
@@ -18,56 +19,45 @@ export interface StoreOptions {
 }
 
 export class Store {
-  readonly writes: WriteQueue;
+  /** Every write goes through here (./write-pipeline.ts). */
+  readonly writes: WritePipeline;
+  /** Connection the write pipeline commits on; also migrations', unless the dialect opens one for them. */
+  readonly db: Kysely<Database>;
+  /** Connection for reads (the same pool on PostgreSQL). */
+  readonly read: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** The change log: what every committed asset write changed, in order (./change-log.ts). */
   readonly changes: ChangeLog;
 
-  private constructor(
-    /** Connection the write queue owns; also migrations', except on a SQLite file store. */
-    readonly db: Kysely<Database>,
-    /** Connection for reads (the same pool on PostgreSQL). */
-    readonly read: Kysely<Database>,
-    readonly adapter: DialectAdapter,
-    private readonly poolStats: () => { total: number; idle: number; waiting: number },
-    private readonly thread: WriterThread | undefined,
-    changeLog: boolean,
-    listen: ListenForChanges | undefined,
-    private readonly openMigrationConnection?: () => Kysely<Database>,
-  ) {
-    this.writes = new WriteQueue(db, adapter, thread, changeLog, (seq) => this.changes.committed(seq));
-    this.changes = new ChangeLog(read, this.writes, changeLog, listen);
+  private constructor(private readonly parts: StoreParts, changeLog: boolean) {
+    this.db = parts.write;
+    this.read = parts.read;
+    this.dialect = parts.dialect;
+    this.writes = new WritePipeline(parts.committer, (seq) => this.changes.committed(seq));
+    this.changes = new ChangeLog(parts.read, this.writes, changeLog, parts.listen);
   }
 
   static open(databaseUrl: string, options: StoreOptions = {}): Store {
     const changeLog = options.changeLog ?? true;
-    if (databaseUrl.startsWith('sqlite:')) {
-      const file = databaseUrl.slice('sqlite:'.length);
-      const h = openSqlite(file);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: 1, idle: 1, waiting: 0 }), h.thread, changeLog, undefined, h.openMigrationConnection);
-    }
-    if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-      const h = openPostgres(databaseUrl);
-      return new Store(h.write, h.read, h.adapter, () => ({ total: h.pool.totalCount, idle: h.pool.idleCount, waiting: h.pool.waitingCount }), undefined, changeLog, h.listen);
-    }
-    throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
+    return new Store(openStoreParts(databaseUrl, changeLog), changeLog);
   }
 
-  /** A SQLite store lives in the server's process: its page caches and its writer's thread count in the process's memory (src/main.ts bounds the heap more tightly then). */
+  /** The store's page caches and threads count in the server process's memory (src/main.ts bounds the heap more tightly then). */
   get livesInProcess(): boolean {
-    return this.adapter.name === 'sqlite';
+    return this.parts.livesInProcess;
   }
 
-  get dialect(): 'sqlite' | 'postgres' {
-    return this.adapter.name;
+  /** Names the database that runs, for messages and logs. */
+  get name(): string {
+    return this.dialect.name;
   }
 
   /** Applies every pending migration; safe to run concurrently from several processes. */
   async migrate(): Promise<string[]> {
-    // A SQLite file store migrates on a connection of this thread: its statements need no messages,
-    // and the writer's thread starts meanwhile.
-    const db = this.openMigrationConnection?.() ?? this.db;
+    const db = this.parts.openMigrationConnection?.() ?? this.db;
     try {
       // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
-      const migrator = new Migrator({ db, provider: migrationProvider(this.dialect) });
+      const migrator = new Migrator({ db, provider: migrationProvider(this.dialect.name) });
       const { error, results } = await migrator.migrateToLatest();
       if (error) throw error;
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -78,8 +68,7 @@ export class Store {
 
   /** Is the database reachable, for reads and writes? (readiness) */
   async ping(): Promise<boolean> {
-    // Without its writer's thread a SQLite store can still be read, but not written: not ready.
-    if (this.thread?.stopped) return false;
+    if (this.parts.writable?.() === false) return false;
     try {
       await sql`select 1`.execute(this.read);
       return true;
@@ -89,19 +78,23 @@ export class Store {
   }
 
   pool(): { total: number; idle: number; waiting: number } {
-    return this.poolStats();
+    return this.parts.poolStats();
+  }
+
+  /** What an error the store raised means to the caller; undefined: nothing the store knows of. */
+  classifyError(error: unknown): StoreErrorKind | undefined {
+    return this.dialect.classifyError(error);
   }
 
   isUnavailable(error: unknown): boolean {
-    return this.adapter.isUnavailable(error);
+    return this.classifyError(error) === 'unavailable';
   }
 
   async close(): Promise<void> {
     await this.changes.close();
     await this.writes.drain();
     await this.db.destroy();
-    // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.
-    await this.thread?.close();
+    await this.parts.closeBeside?.();
     if (this.read !== this.db) await this.read.destroy();
   }
 }

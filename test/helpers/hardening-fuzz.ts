@@ -168,7 +168,7 @@ function tryParse(text: string): unknown {
 
 /** A digest of every row of every table of the platform: equal digests, unchanged data. */
 export async function storeDigest(store: Store): Promise<{ digest: string; rows: Record<string, number> }> {
-  const tables = store.dialect === 'sqlite'
+  const tables = store.name === 'sqlite'
     ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(store.read)).rows.map((r) => r.name)
     : (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public'`.execute(store.read)).rows.map((r) => r.name);
   const hash = createHash('sha256');

@@ -5,6 +5,6 @@ import { Store } from '../../src/storage/store.js';
 
 const store = Store.open(process.argv[2] as string);
 await store.migrate();
-await store.writes.runOperation('deleteAssetRecord', (): [string, null, number] => ['urn:oc:entity:santander:none', null, Date.now()]);
+await store.writes.write({ kind: 'delete', input: { id: 'urn:oc:entity:santander:none', expectedType: undefined, now: Date.now() } });
 await store.writes.run((trx) => trx.insertInto('asset_types').values({ id: 'urn:oc:entityType:unclosed', description: '' }).execute());
 process.stdout.write('written\n');

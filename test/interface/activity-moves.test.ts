@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { moveActivity, type CounterKey } from '../../src/storage/repositories/asset-derived.js';
+import type { CounterKey } from '../../src/domain/asset-counters.js';
+import { moveActivity } from '../../src/storage/shared/asset-counters.js';
 import { inSession } from '../../src/storage/prepared-query.js';
 import { Store } from '../../src/storage/store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';

@@ -81,7 +81,7 @@ for (const kind of STORES) {
       for (const asset of (await snapshot(bulkStore)).assets) {
         const lat = asset.latitude as number;
         const lon = asset.longitude as number;
-        const seqs = await bulkStore.adapter.seqsInBox(bulkStore.read, { minLon: lon - 1e-6, maxLon: lon + 1e-6, minLat: lat - 1e-6, maxLat: lat + 1e-6 });
+        const seqs = await bulkStore.dialect.assetQueries.seqsInBox(bulkStore.read, { minLon: lon - 1e-6, maxLon: lon + 1e-6, minLat: lat - 1e-6, maxLat: lat + 1e-6 });
         assert.ok(seqs.map(Number).includes(asset.seq as number), `${asset.id as string} is not in the geo index`);
       }
     });

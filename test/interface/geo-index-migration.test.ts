@@ -22,7 +22,7 @@ for (const kind of STORES) {
     before(async () => {
       db = await createTestDatabase(kind);
       store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect) }).migrateTo('0500-readings-history-index');
+      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.name) }).migrateTo('0500-readings-history-index');
       if (migrated.error) throw migrated.error;
       for (const a of ASSETS) {
         const [experimenter, experiment] = a.site === 'experimenters' ? ['alice', 'exp-1'] : [null, null];
@@ -55,7 +55,7 @@ for (const kind of STORES) {
     it('still finds the experimenters\' live assets for those who see them', async () => {
       assert.equal(await countAssets(store, near({ all: true }), 100), 2);
       assert.equal(await countAssets(store, near({ all: false, experimenter: 'alice', experiments: [] }), 100), 2);
-      const all = await store.adapter.seqsInBox(store.read, { minLon: -3.82, maxLon: -3.80, minLat: 43.45, maxLat: 43.47 });
+      const all = await store.dialect.assetQueries.seqsInBox(store.read, { minLon: -3.82, maxLon: -3.80, minLat: 43.45, maxLat: 43.47 });
       // SQLite's trees hold live assets only; PostgreSQL's position column stays on every row.
       assert.deepEqual(all.map(Number).sort(), kind === 'sqlite' ? [1, 3] : [1, 2, 3]);
     });

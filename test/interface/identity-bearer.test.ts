@@ -24,7 +24,7 @@ describeEachStore('identity: bearer authentication', (platform) => {
     token = await platform().clientToken('ocsite-santander', ['ocsite', 'federation:write']);
     // A bare app with only the bearer plugin: what a route of any interface sees.
     whoami = Fastify();
-    registerErrorHandling(whoami, () => false);
+    registerErrorHandling(whoami, () => undefined);
     registerBearerAuth(whoami, platform().ctx.verifier);
     whoami.get('/whoami', async (request) => requireCaller(request));
     whoami.get('/maybe', async (request) => ({ anonymous: request.caller === undefined }));

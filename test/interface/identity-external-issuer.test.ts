@@ -31,7 +31,7 @@ describeEachStore('identity: trusting an external issuer (AUTH_ISSUER + AUTH_JWK
   let whoami: FastifyInstance;
   before(async () => {
     whoami = Fastify();
-    registerErrorHandling(whoami, () => false);
+    registerErrorHandling(whoami, () => undefined);
     registerBearerAuth(whoami, platform().ctx.verifier);
     whoami.get('/whoami', async (request) => requireCaller(request));
     await whoami.ready();

@@ -6,7 +6,7 @@ import { createTestStore, STORES } from '../helpers/stores.js';
 
 /**
  * PostgreSQL runs the statements Kysely sends again and again as prepared
- * statements (src/storage/dialects/postgres-statements.ts): the same answers,
+ * statements (src/storage/postgres/preparing-pool.ts): the same answers,
  * each text parsed once per connection.
  */
 describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres') }, () => {

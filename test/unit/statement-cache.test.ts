@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { withStatementCache } from '../../src/storage/dialects/statement-cache.js';
+import { withStatementCache } from '../../src/storage/sqlite/statement-cache.js';
 
 function store() {
   const conn = new Database(':memory:');

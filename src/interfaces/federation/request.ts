@@ -5,6 +5,7 @@ import { siteOfCaller } from '../../domain/site-client.js';
 import { requireCaller } from '../../http/auth.js';
 import { utf8Text } from '../../http/utf8-body.js';
 import { requireSite } from '../../services/federation.js';
+import type { SiteRecord } from '../../storage/repositories/sites.js';
 
 /**
  * The checks every federation request passes before its body is looked at, in
@@ -13,10 +14,8 @@ import { requireSite } from '../../services/federation.js';
  */
 
 /** The caller's site: token, role ocsite, client id ocsite-<site> of a registered site. */
-export async function siteOfRequest(request: FastifyRequest, ctx: AppContext): Promise<string> {
-  const site = siteOfCaller(requireCaller(request));
-  await requireSite(ctx, site);
-  return site;
+export async function siteOfRequest(request: FastifyRequest, ctx: AppContext): Promise<SiteRecord> {
+  return requireSite(ctx, siteOfCaller(requireCaller(request)));
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {

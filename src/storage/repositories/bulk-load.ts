@@ -1,59 +1,19 @@
 import { sql } from 'kysely';
 import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
-import type { AssetUrn } from '../../domain/urn.js';
-import { openPostgresBulkWriter } from '../dialects/postgres-bulk.js';
-import { openSqliteBulkWriter } from '../dialects/sqlite-bulk.js';
+import type { BulkWriter } from '../bulk-writer.js';
+import { openBulkWriter } from '../open-store.js';
 import { Store } from '../store.js';
+
+export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 
 /**
  * Loading a generated data set in bulk (benchmarks): big batched inserts on a
  * connection of its own, then every derived table rebuilt from the assets in
  * one pass, so that the store ends exactly as if each asset had been created
- * and updated through the federation write path (src/storage/repositories/assets.ts):
+ * and updated through the federation write path (src/storage/write-pipeline.ts):
  * current state and position index, attribute catalogue, readings, asset
  * types, live-asset counters and hourly activity buckets.
  */
-
-/** An asset's final state, as the write path would have left it after its last update. */
-export interface BulkAsset extends AssetUrn {
-  /** Assigned by the caller, from `firstSeq` on, in creation order. */
-  seq: number;
-  id: string;
-  type: string;
-  /** JSON text of the NGSI v2 normalized attributes (TimeInstant included). */
-  attrs: string;
-  latitude: number;
-  longitude: number;
-  /** TimeInstant of the last update, epoch ms. */
-  recordedAt: number;
-  /** Receive time of the last update, epoch ms. */
-  lastReadingAt: number;
-  /** Receive time of the create, epoch ms. */
-  createdAt: number;
-  /** Every attribute the asset ever carried, with its type: [name, type]. */
-  attributeTypes: Array<[string, string]>;
-}
-
-/** One reading, as the write path appends one per attribute of a request. */
-export interface BulkReading {
-  assetSeq: number;
-  name: string;
-  type: string;
-  /** The value as the write path stores it (strings as they are, JSON otherwise). */
-  value: string;
-  recvTime: number;
-}
-
-/** What a dialect's bulk writer does; each call is one transaction. */
-export interface BulkWriter {
-  /** The seq the first new asset must take (one more than any existing). */
-  readonly firstSeq: number;
-  addAssets(rows: BulkAsset[]): Promise<void>;
-  addReadings(rows: BulkReading[]): Promise<void>;
-  /** Indexes the positions of the new assets and leaves the database ready to serve. */
-  finish(): Promise<void>;
-  close(): Promise<void>;
-}
 
 export interface BulkLoadSummary {
   assets: number;
@@ -71,9 +31,7 @@ export async function bulkLoad(databaseUrl: string, fill: (writer: BulkWriter) =
   } finally {
     await store.close();
   }
-  const writer = databaseUrl.startsWith('sqlite:')
-    ? openSqliteBulkWriter(databaseUrl.slice('sqlite:'.length))
-    : await openPostgresBulkWriter(databaseUrl);
+  const writer = await openBulkWriter(databaseUrl);
   try {
     await fill(writer);
     await writer.finish();

@@ -1,23 +1,22 @@
-import DataLoader from 'dataloader';
-import { sql, type Expression, type Selectable, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type DataLoader from 'dataloader';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { segmentsOfPrefix, type AssetSelection, type Ordering, type Page } from '../../domain/asset-listing.js';
-import {
-  circleBox, coversSphere, haversineBound, innerBox, ringBox, ringEdges, type Box, type Circle, type Point, type Ring,
-} from '../../domain/geo.js';
+import { circleBox, coversSphere, haversineBound, ringBox, ringEdges, type Box, type Circle, type Point, type Ring } from '../../domain/geo.js';
 import type { GeoArea } from '../../domain/geo-query.js';
-import type { AssetUrn } from '../../domain/urn.js';
 import { seesExperimentAssets, type VisibleAssets } from '../../domain/visible-assets.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
-import {
-  attributeTextContains, centreTerms, circleWalkParameters, containsPattern, filterColumn, idStartsWith, indexableCircle, positionMayBeIn,
-  listed, listParameter, postgresCityPagesInCircles, spatialSource, sqliteCityAssetSeqsInCircle, sqliteCityAssetsInBox, type BoxWalkParameters, type CityPageScan,
-  type CircleWalkParameters, type HaversineSql,
-} from '../dialects/discovery.js';
+import type { AssetQueries } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
-import type { AssetTable, Database } from '../schema.js';
+import {
+  readTogether, rowsBySeq, SUMMARY_COLUMNS, toSummary, type AssetDetail, type AssetQuery, type AssetSummary, type DetailRow, type SummaryRow,
+} from '../shared/asset-rows.js';
+import { centreTerms, containsPattern, haversineTermSql, indexableCircle } from '../shared/discovery-geometry.js';
+import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { mergedReadings } from './readings.js';
+
+export type { AssetDetail, AssetSummary } from '../shared/asset-rows.js';
 
 /**
  * The read side of assets for discovery: which assets a request means
@@ -45,63 +44,26 @@ export interface AssetCriteria {
  */
 export type AssetOrder = Ordering | { nearestTo: Point } | { spatial: true };
 
-/** An asset as listings show it (no attributes). */
-export interface AssetSummary extends AssetUrn {
-  seq: number;
-  id: string;
-  type: string;
-  latitude: number;
-  longitude: number;
-  recordedAt: number;
-  lastReadingAt: number;
-}
-
-/** An asset with its current attributes (JSON text of NGSI v2 normalized attributes). */
-export interface AssetDetail extends AssetSummary {
-  attrs: string;
-}
-
 type Eb = ExpressionBuilder<Database, 'assets'>;
-type AssetQuery = SelectQueryBuilder<Database, 'assets', any>;
-
-const SUMMARY_COLUMNS = [
-  'assets.seq', 'assets.id', 'assets.type', 'assets.site', 'assets.service', 'assets.provider', 'assets.grp',
-  'assets.name', 'assets.experimenter', 'assets.experiment', 'assets.latitude', 'assets.longitude',
-  'assets.recorded_at', 'assets.last_reading_at',
-] as const;
-
-type SummaryRow = Pick<Selectable<AssetTable>, (typeof SUMMARY_COLUMNS)[number] extends `assets.${infer C}` ? C & keyof AssetTable : never>;
-
-type DetailRow = SummaryRow & { attrs: string };
-
-const toSummary = (r: SummaryRow): AssetSummary => ({
-  seq: Number(r.seq), id: r.id, type: r.type, site: r.site, service: r.service, provider: r.provider, group: r.grp,
-  name: r.name, experimenter: r.experimenter, experiment: r.experiment, latitude: r.latitude, longitude: r.longitude,
-  recordedAt: Number(r.recorded_at), lastReadingAt: Number(r.last_reading_at),
-});
-
-/** The haversine term of the distance from a centre to a position, in SQL; the same arithmetic as domain/geo.ts. */
-const haversineTermSql: HaversineSql = (c, latitude, longitude) =>
-  sql<number>`(power(sin((radians(${latitude}) - ${c.phi}) / 2), 2) + ${c.cosPhi} * cos(radians(${latitude})) * power(sin((radians(${longitude}) - ${c.lambda}) / 2), 2))`;
 
 /** The haversine term of the distance from `centre` to the asset. */
 function haversineSql(centre: Point) {
   return haversineTermSql(centreTerms(centre), sql.ref('assets.latitude'), sql.ref('assets.longitude'));
 }
 
-function insideCircleSql(dialect: Store['dialect'], circle: Circle, prefiltered: boolean): Expression<SqlBool> | undefined {
+function insideCircleSql(queries: AssetQueries, circle: Circle, prefiltered: boolean): Expression<SqlBool> | undefined {
   if (coversSphere(circle)) return undefined;
   const exact = sql<SqlBool>`${haversineSql(circle.centre)} <= ${haversineBound(circle.radius)}`;
-  return prefiltered ? exact : sql<SqlBool>`(${positionMayBeIn(dialect, circleBox(circle))} and ${exact})`;
+  return prefiltered ? exact : sql<SqlBool>`(${queries.positionMayBeIn(circleBox(circle))} and ${exact})`;
 }
 
 /** Even-odd crossing count over the ring's edges, in SQL; the same arithmetic as domain/geo.ts. */
-function insideRingSql(dialect: Store['dialect'], ring: Ring, prefiltered: boolean): Expression<SqlBool> {
+function insideRingSql(queries: AssetQueries, ring: Ring, prefiltered: boolean): Expression<SqlBool> {
   const crossings = ringEdges(ring).map((e) =>
     sql`(case when assets.latitude >= ${e.lowLat} and assets.latitude < ${e.highLat} and assets.longitude < (${e.dx} * (assets.latitude - ${e.yi})) / ${e.dy} + ${e.xi} then 1 else 0 end)`);
   if (crossings.length === 0) return sql<SqlBool>`false`;
   const exact = sql<SqlBool>`(${sql.join(crossings, sql` + `)}) % 2 = 1`;
-  return prefiltered ? exact : sql<SqlBool>`(${positionMayBeIn(dialect, ringBox(ring))} and ${exact})`;
+  return prefiltered ? exact : sql<SqlBool>`(${queries.positionMayBeIn(ringBox(ring))} and ${exact})`;
 }
 
 function visibilityCondition(eb: Eb, visible: VisibleAssets): Expression<SqlBool> | undefined {
@@ -114,12 +76,12 @@ function visibilityCondition(eb: Eb, visible: VisibleAssets): Expression<SqlBool
   return eb.or([city, eb.and([eb('assets.site', '=', EXPERIMENTERS_SITE), eb.or(own)])]);
 }
 
-function selectionConditions(eb: Eb, dialect: Store['dialect'], selection: AssetSelection, filterIndexes = true): Expression<SqlBool>[] {
+function selectionConditions(eb: Eb, queries: AssetQueries, selection: AssetSelection, filterIndexes = true): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
   const f = selection.filters;
   // An empty list of alternatives (contradicting parameters) selects nothing.
   const oneOf = (column: 'site' | 'service' | 'provider' | 'grp' | 'type' | 'experiment', values: string[] | undefined) => {
-    if (values) out.push(values.length === 0 ? sql<SqlBool>`false` : eb(filterColumn(dialect, column, filterIndexes), 'in', values));
+    if (values) out.push(values.length === 0 ? sql<SqlBool>`false` : eb(queries.filterColumn(column, filterIndexes), 'in', values));
   };
   oneOf('site', f.site);
   oneOf('service', f.service);
@@ -133,16 +95,16 @@ function selectionConditions(eb: Eb, dialect: Store['dialect'], selection: Asset
     if (seg.site !== undefined) out.push(eb('assets.site', '=', seg.site));
     if (seg.service !== undefined) out.push(eb('assets.service', '=', seg.service));
     if (seg.provider !== undefined) out.push(eb('assets.provider', '=', seg.provider));
-    out.push(idStartsWith(dialect, selection.urnPrefix));
+    out.push(queries.idStartsWith(selection.urnPrefix));
   }
   if (selection.updatedSince !== undefined) out.push(eb('assets.last_reading_at', '>=', selection.updatedSince));
   return out;
 }
 
-function termCondition(eb: Eb, dialect: Store['dialect'], term: string): Expression<SqlBool> {
+function termCondition(eb: Eb, queries: AssetQueries, term: string): Expression<SqlBool> {
   const pattern = containsPattern(term);
   const like = (column: 'id' | 'type' | 'site') => sql<SqlBool>`lower(assets.${sql.ref(column)}) like ${pattern} escape '\\'`;
-  return eb.or([like('id'), like('type'), like('site'), attributeTextContains(dialect, term)]);
+  return eb.or([like('id'), like('type'), like('site'), queries.attributeTextContains(term)]);
 }
 
 /**
@@ -150,21 +112,21 @@ function termCondition(eb: Eb, dialect: Store['dialect'], term: string): Express
  * already holds the area's box. `filterIndexes` false: filters must not steer
  * the store away from the order's index (see listingPlan).
  */
-function conditions(eb: Eb, dialect: Store['dialect'], criteria: AssetCriteria, prefiltered = false, filterIndexes = true): Expression<SqlBool> {
+function conditions(eb: Eb, queries: AssetQueries, criteria: AssetCriteria, prefiltered = false, filterIndexes = true): Expression<SqlBool> {
   const all: Expression<SqlBool>[] = [eb('assets.deleted_at', 'is', null)];
   const visibility = visibilityCondition(eb, criteria.visible);
   if (visibility) all.push(visibility);
-  if (criteria.selection) all.push(...selectionConditions(eb, dialect, criteria.selection, filterIndexes));
+  if (criteria.selection) all.push(...selectionConditions(eb, queries, criteria.selection, filterIndexes));
   if (criteria.experimenter !== undefined) all.push(eb('assets.experimenter', '=', criteria.experimenter));
   if (criteria.excludeId !== undefined) all.push(eb('assets.id', '<>', criteria.excludeId));
   const area = criteria.area;
   if (area?.city !== undefined) all.push(eb('assets.site', '=', area.city));
   if (area?.circle) {
-    const inside = insideCircleSql(dialect, area.circle, prefiltered);
+    const inside = insideCircleSql(queries, area.circle, prefiltered);
     if (inside) all.push(inside);
   }
-  if (area?.ring) all.push(insideRingSql(dialect, area.ring, prefiltered));
-  for (const term of criteria.terms ?? []) all.push(termCondition(eb, dialect, term));
+  if (area?.ring) all.push(insideRingSql(queries, area.ring, prefiltered));
+  for (const term of criteria.terms ?? []) all.push(termCondition(eb, queries, term));
   return eb.and(all);
 }
 
@@ -200,13 +162,13 @@ function areaBox(criteria: AssetCriteria): Box | undefined {
  */
 function baseQuery(store: Store, criteria: AssetCriteria, withAttributes: boolean, spatial = false, filterIndexes = true): AssetQuery {
   const box = spatial ? areaBox(criteria) : undefined;
-  const source = box && spatialSource(store.dialect, box);
+  const source = box && store.dialect.assetQueries.spatialSource(box);
   let q: AssetQuery = source
     ? (store.read.selectFrom(source).crossJoin('assets').whereRef('assets.seq', '=', 'r.id' as any) as unknown as AssetQuery)
     : store.read.selectFrom('assets');
   q = q.select(SUMMARY_COLUMNS);
   if (withAttributes) q = q.select('assets.attrs');
-  return q.where((eb) => conditions(eb, store.dialect, criteria, source !== undefined, filterIndexes));
+  return q.where((eb) => conditions(eb, store.dialect.assetQueries, criteria, source !== undefined, filterIndexes));
 }
 
 const isSpatial = (order: AssetOrder) => 'spatial' in order;
@@ -272,7 +234,7 @@ async function countFromCounters(store: Store, criteria: AssetCriteria): Promise
   let total = Number(row?.n ?? 0);
   if (!criteria.visible.all && seesExperimentAssets(criteria.visible)) {
     const own = await store.read.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where((eb) => conditions(eb, store.dialect, criteria))
+      .where((eb) => conditions(eb, store.dialect.assetQueries, criteria))
       .where('assets.site', '=', EXPERIMENTERS_SITE)
       .executeTakeFirst();
     total += Number(own?.n ?? 0);
@@ -306,48 +268,8 @@ function indexedCircle(criteria: AssetCriteria): Circle | undefined {
  * of those `reach` there are: the index alone decides which assets, and only
  * the page's own rows are read.
  */
-async function cityPage(store: Store, circle: Circle, reach: number, page: Page): Promise<CityPage> {
-  if (store.dialect === 'postgres') return postgresCityPage(store, circle, reach, page.offset, page.offset + page.limit);
-  const seqs = await sqliteCityAssetSeqs(store, circle, reach);
-  return { walked: seqs.length, rows: await rowsBySeq(store, seqs.slice(page.offset, page.offset + page.limit), false) };
-}
-
-/** SQLite: the seqs of the first `limit` live city assets in the circle, in the order of the R*Tree, read from that tree alone. */
-async function sqliteCityAssetSeqs(store: Store, circle: Circle, limit: number): Promise<number[]> {
-  // The circle's inner box first: the tree alone tells that those positions are inside, where the rest costs a distance each.
-  const inner = innerBox(circle);
-  const first = inner ? await readPrepared(store, CITY_BOX_WALK, [inner.minLon, inner.maxLon, inner.minLat, inner.maxLat, limit]) : [];
-  const rest = first.length < limit ? await readPrepared(store, CITY_CIRCLE_WALK, circleWalkParameters(circle, inner, limit - first.length)) : [];
-  // An asset that moved between the two walks may come twice: once is enough.
-  return [...new Set([...first, ...rest].map((r) => Number(r.seq)))];
-}
-
-/** The walks of the R*Tree of city positions, each compiled once: building their SQL cost a tenth of a map search. */
-const CITY_BOX_WALK = new PreparedQuery<BoxWalkParameters, { seq: number }>(5, (_db, p) => sqliteCityAssetsInBox(p));
-const CITY_CIRCLE_WALK = new PreparedQuery<CircleWalkParameters, { seq: number }>(15, (_db, p) => sqliteCityAssetSeqsInCircle(p, haversineTermSql));
-
-type CityPageRow = { i: number; n: number | string; walked: number | string } & { [K in keyof SummaryRow]: SummaryRow[K] | null };
-type CityPage = { walked: number; rows: SummaryRow[] };
-const SUMMARY_COLUMN_NAMES = SUMMARY_COLUMNS.map((c) => c.slice('assets.'.length));
-const cityPages = new WeakMap<Store, DataLoader<CityPageScan, CityPage | undefined>>();
-
-/** PostgreSQL: how many city assets the circle holds up to `limit`, and the rows of those at places (from, to] of the index's order. */
-async function postgresCityPage(store: Store, circle: Circle, limit: number, from: number, to: number): Promise<CityPage> {
-  const page = await readTogether(cityPages, store, (scans) => cityPagesTogether(store, scans)).load({ circle, limit, from, to });
-  return page ?? { walked: 0, rows: [] };
-}
-
-async function cityPagesTogether(store: Store, scans: readonly CityPageScan[]): Promise<Map<CityPageScan, CityPage>> {
-  const rows = (await postgresCityPagesInCircles<CityPageRow>(scans, haversineTermSql, SUMMARY_COLUMN_NAMES).execute(store.read)).rows
-    .sort((a, b) => a.i - b.i || Number(a.n) - Number(b.n));
-  const out = new Map<CityPageScan, CityPage>(scans.map((scan) => [scan, { walked: 0, rows: [] }]));
-  for (const r of rows) {
-    const page = out.get(scans[r.i] as CityPageScan);
-    if (!page) continue;
-    page.walked = Number(r.walked);
-    if (r.seq !== null) page.rows.push(r as SummaryRow);
-  }
-  return out;
+function cityPage(store: Store, circle: Circle, reach: number, page: Page) {
+  return store.dialect.assetQueries.cityPage(store, circle, reach, page.offset, page.offset + page.limit);
 }
 
 /**
@@ -384,7 +306,7 @@ export async function countAssets(store: Store, criteria: AssetCriteria, cap?: n
     return n > cap ? undefined : n;
   }
   const row = await store.read.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => conditions(eb, store.dialect, criteria))
+    .where((eb) => conditions(eb, store.dialect.assetQueries, criteria))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
@@ -437,43 +359,14 @@ export async function sampleAssets(store: Store, criteria: AssetCriteria, n: num
 
 /** Live assets by a list of ids (listParameter), any order. */
 const ASSET_DETAILS = new PreparedQuery<[ids: string | readonly string[]], DetailRow>(1, (db, [ids], dialect) =>
-  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where(listed(dialect, 'id', ids)).where('assets.deleted_at', 'is', null));
-
-/** At most this many rows are read by one shared statement. */
-const MAX_READ_TOGETHER = 256;
-
-/**
- * The reads of one kind (an asset by id; on PostgreSQL, a map search too)
- * that the requests arriving in one turn of the event loop make go to the
- * store as one statement, after that turn. On PostgreSQL each round trip
- * costs this process a socket write that wakes the database, which took more
- * of its time than everything else such a read does. On SQLite the read
- * itself would finish at once, and each answer would be written as soon as its
- * request was parsed, each write waking the client for that one answer: an
- * asset by id then cost the server about 140 µs of CPU, against 65 µs when the
- * answers of a turn go out together. Nothing is kept between turns: every read
- * reaches the store after its request arrived.
- */
-function readTogether<K, V>(
-  loaders: WeakMap<Store, DataLoader<K, V | undefined>>, store: Store, read: (keys: readonly K[]) => Promise<Map<K, V>>,
-): DataLoader<K, V | undefined> {
-  let loader = loaders.get(store);
-  if (!loader) {
-    loader = new DataLoader(async (keys: readonly K[]) => {
-      const found = await read(keys);
-      return keys.map((k) => found.get(k));
-    }, { cache: false, maxBatchSize: MAX_READ_TOGETHER, batchScheduleFn: (run) => setImmediate(run) });
-    loaders.set(store, loader);
-  }
-  return loader;
-}
+  db.selectFrom('assets').select(SUMMARY_COLUMNS).select('assets.attrs').where(dialect.assetQueries.listed('id', ids)).where('assets.deleted_at', 'is', null));
 
 const detailsById = new WeakMap<Store, DataLoader<string, DetailRow | undefined>>();
 
 /** A live asset by id, with its attributes (visibility is the caller's to judge). */
 export async function findAssetDetail(store: Store, id: string): Promise<AssetDetail | undefined> {
   const row = await readTogether(detailsById, store, async (ids) => new Map(
-    (await readPrepared(store, ASSET_DETAILS, [listParameter(store.dialect, ids)])).map((r) => [r.id, r]),
+    (await readPrepared(store, ASSET_DETAILS, [store.dialect.assetQueries.listParameter(ids)])).map((r) => [r.id, r]),
   )).load(id);
   return row && { ...toSummary(row), attrs: row.attrs };
 }
@@ -489,22 +382,6 @@ export interface RecentReading {
 export async function recentReadings(store: Store, seq: number, page: Page): Promise<RecentReading[]> {
   const rows = await mergedReadings(store, seq, undefined, 'desc', page);
   return rows.map((r) => ({ name: r.attrName, type: r.attrType, value: r.attrValue, receivedAt: r.recvTime }));
-}
-
-/** Live assets by a list of seqs (listParameter), any order; variant 1 with their attributes. */
-const ROWS_BY_SEQ = new PreparedQuery<[list: string | number[]], DetailRow>(1, (db, [list], dialect, withAttributes) => {
-  const query = db.selectFrom('assets').select(SUMMARY_COLUMNS).where(listed(dialect, 'seq', list)).where('assets.deleted_at', 'is', null);
-  return (withAttributes === 1 ? query.select('assets.attrs') : query) as AssetQuery;
-});
-
-/** The rows of live assets by seq, in the order of `seqs` (one statement, whatever their number). */
-async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: false): Promise<SummaryRow[]>;
-async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: true): Promise<DetailRow[]>;
-async function rowsBySeq(store: Store, seqs: readonly number[], withAttributes: boolean): Promise<SummaryRow[]> {
-  if (seqs.length === 0) return [];
-  const rows = await readPrepared(store, ROWS_BY_SEQ, [listParameter(store.dialect, seqs)], withAttributes ? 1 : 0);
-  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
-  return seqs.flatMap((s) => bySeq.get(s) ?? []);
 }
 
 /** Live assets by seq, with their attributes, in the order of `seqs`. */

@@ -1,4 +1,3 @@
-import { commitMarker } from '../dialects/discovery.js';
 import type { Store } from '../store.js';
 
 /**
@@ -7,5 +6,5 @@ import type { Store } from '../store.js';
  * cheaply (then nothing read may be kept).
  */
 export function storeVersion(store: Store): Promise<string | undefined> {
-  return commitMarker(store.dialect, store.read, store.db);
+  return store.dialect.commitMarker(store.read, store.db);
 }

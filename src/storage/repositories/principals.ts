@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Store } from '../store.js';
-import type { Executor } from '../dialects/adapter.js';
+import type { Executor } from '../ports.js';
 
 export interface UserRecord {
   id: string;
@@ -255,5 +255,5 @@ export async function clientIdTaken(store: Store, clientId: string): Promise<boo
 
 /** Did a write fail because a key is taken (a concurrent creation of the same id)? */
 export function isDuplicateKey(store: Store, error: unknown): boolean {
-  return store.adapter.isUniqueViolation(error);
+  return store.dialect.isUniqueViolation(error);
 }

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
 import type { Selection, TimeRange } from '../../domain/history-query.js';
-import type { Executor } from '../dialects/adapter.js';
-import { numericReadingValue } from '../dialects/numeric-value.js';
+import type { Executor } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { Store } from '../store.js';
@@ -112,8 +111,8 @@ export async function mergedReadings(
     const walks = group.map((attrName) => {
       const walk = filtered(store.read, { assetSeq, attrName, range })
         .select(['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue']);
-      // SQLite merges plain arms as they come from the index; PostgreSQL would read and sort them whole, unless each stops at the page's end.
-      const stopped = store.dialect === 'sqlite' ? walk : walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach);
+      // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
+      const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
       return store.read.selectFrom(stopped.as('walk')).selectAll();
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
@@ -153,7 +152,7 @@ export async function aggregateReadings(
   store: Store, filter: ReadingsFilter & { attrName: string }, aggregation: Aggregation, page: { limit: number; offset: number },
 ): Promise<AggregateBucket[]> {
   const period = sql.lit(aggregation.periodMs);
-  const value = numericReadingValue(store.dialect);
+  const value = store.dialect.readings.numericValue();
   // count needs no value function; the others come from a closed list, so the raw name is safe.
   const combined = aggregation.method === 'count' ? sql`count(v)` : sql`${sql.raw(aggregation.method)}(v)`;
   const range = filter.range

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
  * WAL checkpoints off the write path. By default SQLite checkpoints inside the
  * commit that crosses 1,000 WAL pages: the writer stops to copy pages back
  * into the database, and with writes spread over many assets (each touching
- * its own pages) that copying costs the write path a third of its throughput
+ * its own pages) that copying costs the write path much of its throughput
  * and puts stalls in its latency. Here a worker thread, on a connection of
  * its own, runs a PASSIVE checkpoint every few hundred milliseconds (it never
  * blocks the writer or readers), and the writer keeps a high automatic

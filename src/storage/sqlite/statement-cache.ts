@@ -27,7 +27,7 @@ export function withStatementCache(conn: SQLite.Database, limit = 1000): SqliteD
 /**
  * A statement that returns rows builds them from arrays, with a constructor
  * made once for its columns. better-sqlite3 builds each row object one
- * property at a time, which took half of what reading a page of 30 assets
+ * property at a time, which was much of what reading a page of assets
  * cost; a literal of fixed shape is built at once, and reads faster after.
  */
 export function withRowShape(statement: SQLite.Statement): SqliteStatement {

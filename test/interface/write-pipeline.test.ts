@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseAssetUrn } from '../../src/domain/urn.js';
-import { findLiveAsset, type CreateInput } from '../../src/storage/repositories/assets.js';
+import type { CreateInput } from '../../src/domain/asset-writes.js';
+import { findLiveAsset } from '../../src/storage/repositories/assets.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { Store } from '../../src/storage/store.js';
 import { runTs } from '../helpers/cli.js';
 import { STORES, createTestDatabase, createTestStore } from '../helpers/stores.js';
 
 /**
- * The write queue as the federation uses it: named operations (on a SQLite
- * file store, run whole in the writer's thread) and jobs (statement by
- * statement), in the order queued, each committed whole or not at all.
+ * The write pipeline as the federation uses it: typed asset writes (on a
+ * SQLite file store, a batch of them runs whole in the writer's thread) and
+ * jobs (statement by statement), in the order queued, each committed whole or
+ * not at all.
  */
 
 const SITE = 'santander';
@@ -30,11 +32,12 @@ function creation(name: string, recordedAt: number = NOW): CreateInput {
   };
 }
 
-const create = (store: Store, ...inputs: CreateInput[]) => store.writes.runOperation('createAssetRecords', (): [CreateInput[]] => [inputs]);
+/** Creates queued in one turn: one batch, whose creates are written by one call (they fail together). */
+const create = (store: Store, ...inputs: CreateInput[]) => Promise.all(inputs.map((input) => store.writes.write({ kind: 'create', input })));
 const addType = (store: Store, id: string) => store.writes.run((trx) => trx.insertInto('asset_types').values({ id, description: '' }).execute());
 
 for (const kind of STORES) {
-  describe(`write queue [${kind}]`, () => {
+  describe(`write pipeline [${kind}]`, () => {
     let store: Store;
     let dispose: () => Promise<void>;
     before(async () => {
@@ -61,7 +64,7 @@ for (const kind of STORES) {
         const row = await trx.selectFrom('assets').select('id').where('id', '=', assetId(name)).where('deleted_at', 'is', null).executeTakeFirst();
         seen.push(`${name}:${row ? 'live' : 'absent'}`);
       });
-      const remove = (name: string) => store.writes.runOperation('deleteAssetRecord', (): [string, null, number] => [assetId(name), null, NOW + 1]);
+      const remove = (name: string) => store.writes.write({ kind: 'delete', input: { id: assetId(name), expectedType: undefined, now: NOW + 1 } });
       // All queued in one turn: each sees what those before it wrote.
       const results = await Promise.all([
         live('ordered'), create(store, creation('ordered')), live('ordered'), remove('ordered'), live('ordered'), remove('ordered'),
@@ -75,7 +78,7 @@ for (const kind of STORES) {
       await addType(store, 'urn:oc:entityType:queueProbe');
       const error = await addType(store, 'urn:oc:entityType:queueProbe').then(() => undefined, (e: unknown) => e);
       assert.ok(error instanceof Error);
-      assert.equal(store.adapter.isUniqueViolation(error), true);
+      assert.equal(store.dialect.isUniqueViolation(error), true);
       assert.equal(store.isUnavailable(error), false);
     });
 
@@ -100,7 +103,7 @@ for (const kind of STORES) {
           await broken.migrate();
           assert.equal(await broken.ping(), true);
           // What an unexpected end of the thread looks like (it has no way to end on its own).
-          await (broken as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
+          await (broken as unknown as { parts: { committer: { thread: { worker: { terminate(): Promise<number> } } } } }).parts.committer.thread.worker.terminate();
           const error = await addType(broken, 'urn:oc:entityType:afterEnd').then(() => undefined, (e: unknown) => e);
           assert.ok(error instanceof Error);
           assert.equal(broken.isUnavailable(error), true);

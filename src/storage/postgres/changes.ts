@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type { ChangeRecord } from '../../domain/changes.js';
+import type { ChangeListener } from '../change-log.js';
+import type { ChangeWrites } from '../ports.js';
 import { RawStatement, type Session } from '../prepared-query.js';
 
 /** The channel on which every committed batch of changes is announced, with its last seq. */
@@ -33,7 +35,7 @@ appended as (
 select max(seq) as last, pg_notify('${CHANGES_CHANNEL}', max(seq)::text) from appended`);
 
 /** Appends the changes; the seq of the last one. */
-export async function appendPostgresChanges(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
+async function append(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
   const result = await APPEND.run(session, [
     changes.map((c) => c.assetId), changes.map((c) => c.assetType), changes.map((c) => c.site), changes.map((c) => c.kind),
     changes.map((c) => JSON.stringify(c.attributes)), changes.map((c) => c.at),
@@ -41,12 +43,10 @@ export async function appendPostgresChanges(session: Session, changes: readonly 
   return Number(result.rows[0]?.last);
 }
 
+export const postgresChanges: ChangeWrites = { append };
+
 /** How long a lost listening connection waits before it connects again. */
 const RECONNECT_MS = 1000;
-
-export interface ChangeListener {
-  close(): Promise<void>;
-}
 
 /**
  * Listens, on a connection of its own, for the notification each committed

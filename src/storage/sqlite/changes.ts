@@ -1,5 +1,6 @@
 import type { ChangeRecord } from '../../domain/changes.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
+import type { ChangeWrites } from '../ports.js';
 
 /** Changes a statement appends at most (each row count is a statement of its own to prepare). */
 const CHANGES_PER_STATEMENT = 32;
@@ -17,7 +18,7 @@ const APPEND = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _
   }))));
 
 /** Appends the changes; the seq of the last one. */
-export async function appendSqliteChanges(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
+async function append(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
   let last = 0;
   for (let i = 0; i < changes.length; i += CHANGES_PER_STATEMENT) {
     const chunk = changes.slice(i, i + CHANGES_PER_STATEMENT);
@@ -26,3 +27,5 @@ export async function appendSqliteChanges(session: Session, changes: readonly Ch
   }
   return last;
 }
+
+export const sqliteChanges: ChangeWrites = { append };

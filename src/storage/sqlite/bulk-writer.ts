@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import type { BulkAsset, BulkReading, BulkWriter } from '../repositories/bulk-load.js';
+import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 
 const ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at'];
 const READING_COLUMNS = ['asset_seq', 'attr_name', 'recv_time', 'attr_type', 'attr_value'];

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { BulkAsset, BulkReading, BulkWriter } from '../repositories/bulk-load.js';
+import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
 const REINDEXED_TABLES = ['assets', 'readings'];

@@ -1,0 +1,76 @@
+import type { NgsiAttributes } from './asset-body.js';
+import type { Position } from './position.js';
+import type { AssetUrn } from './urn.js';
+
+/**
+ * What the federation asks the store to write, as typed values: the write
+ * pipeline queues them, each dialect writes them in batches.
+ */
+
+/** One reading per attribute of the request. */
+export interface ReadingInput {
+  name: string;
+  type: string;
+  /** The value as a string (JSON for non-strings). */
+  value: string;
+}
+
+export interface NewAsset {
+  id: string;
+  type: string;
+  urn: AssetUrn;
+  attributes: NgsiAttributes;
+  /** From the request's attributes; undefined: the site's centre. */
+  position: Position | undefined;
+  recordedAt: number;
+  receivedAt: number;
+  readings: ReadingInput[];
+}
+
+export interface CreateInput {
+  asset: NewAsset;
+  /** The type may be missing from asset_types: register it if the asset is created. */
+  registerType: boolean;
+  /** The quota of a site that has none of its own. */
+  defaultQuota: number;
+}
+
+export type CreateOutcome =
+  | { kind: 'created'; seq: number }
+  | { kind: 'exists' }
+  | { kind: 'quota-reached'; quota: number }
+  | { kind: 'no-site' };
+
+export interface AssetChange {
+  id: string;
+  /** `?type=` of the request: when given, the asset must have that type (as Orion). */
+  expectedType: string | undefined;
+  changes: NgsiAttributes;
+  /** A new position when the request carries one. */
+  position: Position | undefined;
+  recordedAt: number;
+  receivedAt: number;
+  readings: ReadingInput[];
+}
+
+export interface AssetDeletion {
+  id: string;
+  /** `?type=` of the request: when given, the asset must have that type. */
+  expectedType: string | undefined;
+  now: number;
+}
+
+/** One write of an asset, as the pipeline carries it (JSON-safe: it may cross to a writer thread). */
+export type AssetWrite =
+  | { kind: 'create'; input: CreateInput }
+  | { kind: 'update'; input: AssetChange }
+  | { kind: 'delete'; input: AssetDeletion };
+
+/** What each kind of write answers: a create's outcome; whether the asset was found, for the others. */
+export interface AssetWriteResults {
+  create: CreateOutcome;
+  update: boolean;
+  delete: boolean;
+}
+
+export type AssetWriteResult<W extends AssetWrite> = AssetWriteResults[W['kind']];

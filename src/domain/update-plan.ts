@@ -1,0 +1,132 @@
+import { activityHour } from './activity.js';
+import { mergeAttributes, type NgsiAttribute } from './asset-body.js';
+import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
+import type { AssetChange } from './asset-writes.js';
+import type { ChangeRecord } from './changes.js';
+
+/**
+ * What a batch of updates changes, decided once for both stores: each update
+ * applies in order to a live asset (append semantics: attributes replaced or
+ * added); an update whose asset does not exist, or has another type than its
+ * `expectedType`, writes nothing. Each changed asset is then written once.
+ */
+
+/** A live asset as the store holds it before the batch. */
+export interface CurrentAsset {
+  id: string;
+  seq: number;
+  type: string;
+  site: string;
+  service: string | null;
+  provider: string | null;
+  /** JSON text of its attributes. */
+  attrs: string;
+  latitude: number;
+  longitude: number;
+  last_reading_at: number;
+}
+
+/** An asset as the updates of the batch leave it. */
+export interface UpdatedAsset {
+  current: CurrentAsset;
+  seq: number;
+  attrs: Record<string, NgsiAttribute>;
+  recordedAt: number;
+  lastReadingAt: number;
+  latitude: number;
+  longitude: number;
+  /** Its position changed. */
+  moved: boolean;
+}
+
+/** One reading row, of any asset. */
+export interface ReadingRow {
+  seq: number;
+  recvTime: number;
+  name: string;
+  type: string;
+  value: string;
+}
+
+/** An attribute (name and type) an asset carries. */
+export interface AttributeRow {
+  seq: number;
+  name: string;
+  type: string;
+}
+
+export interface UpdatePlan {
+  /** Per update, in order: was its asset found (and written)? */
+  found: boolean[];
+  /** The assets the batch changed, each once, in the order the store read them. */
+  written: UpdatedAsset[];
+  /** Readings appended, in request order. */
+  readings: ReadingRow[];
+  /** Attributes whose name is new to the asset, or whose type changed. */
+  attributes: AttributeRow[];
+  /** Assets whose last reading moved to another activity hour, grouped. */
+  hourMoves: HourMove[];
+  /** The change each written update records in the change log, in request order: the attributes it set. */
+  changes: ChangeRecord[];
+}
+
+export function planUpdates(inputs: readonly AssetChange[], current: Iterable<CurrentAsset>): UpdatePlan {
+  const assets = new Map<string, UpdatedAsset & { changed: boolean }>();
+  for (const row of current) {
+    assets.set(row.id, {
+      current: row, seq: Number(row.seq), attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
+      lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, moved: false, changed: false,
+    });
+  }
+  const found: boolean[] = [];
+  const readings: ReadingRow[] = [];
+  const attributes: AttributeRow[] = [];
+  const changes: ChangeRecord[] = [];
+  // Assets of one counter moving between the same two hours are counted together.
+  const hourMoves = new Tally<{ key: CounterKey; from: number; to: number }>();
+  for (const input of inputs) {
+    const asset = assets.get(input.id);
+    if (!asset || (input.expectedType !== undefined && asset.current.type !== input.expectedType)) {
+      found.push(false);
+      continue;
+    }
+    const { seq } = asset;
+    for (const name of Object.keys(input.changes)) {
+      const change = input.changes[name] as NgsiAttribute;
+      if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
+    }
+    for (const r of input.readings) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
+    asset.attrs = mergeAttributes(asset.attrs, input.changes);
+    const to = input.position;
+    if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {
+      asset.latitude = to.latitude;
+      asset.longitude = to.longitude;
+      asset.moved = true;
+    }
+    const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
+    if (from !== toHour) {
+      const key = counterKey(asset.current);
+      hourMoves.add(key, [from, toHour], { key, from, to: toHour });
+    }
+    asset.lastReadingAt = input.receivedAt;
+    asset.recordedAt = input.recordedAt;
+    asset.changed = true;
+    found.push(true);
+    changes.push({ assetId: input.id, assetType: asset.current.type, site: asset.current.site, kind: 'update', attributes: input.changes, at: input.receivedAt });
+  }
+  return {
+    found,
+    written: [...assets.values()].filter((a) => a.changed),
+    readings,
+    attributes,
+    hourMoves: [...hourMoves.groupsWithCounts()].map(({ value, n }) => ({ ...value, n })),
+    changes,
+  };
+}
+
+/** A statement may not upsert one row twice: a name repeated for an asset keeps its last type. */
+export function latestAttributeRows(rows: readonly AttributeRow[]): AttributeRow[] {
+  const latest = new Map<string, AttributeRow>();
+  for (const row of rows) latest.set(`${row.seq}\u0000${row.name}`, row);
+  return [...latest.values()];
+}

@@ -1,0 +1,103 @@
+import type { AliasedRawBuilder, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome } from '../domain/asset-writes.js';
+import type { ChangeRecord, ChangeSink } from '../domain/changes.js';
+import type { StoreErrorKind } from '../domain/errors.js';
+import type { Circle } from '../domain/geo.js';
+import type { Database } from './schema.js';
+import type { Session } from './prepared-query.js';
+import type { SummaryRow } from './shared/asset-rows.js';
+
+/**
+ * What each store (./sqlite/, ./postgres/) provides, one interface per
+ * capability. Code outside those two folders asks the store's dialect through
+ * these, and never which database runs.
+ */
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/** An axis-aligned box in degrees; the R*Tree / GiST prefilter of every geo query. */
+export interface GeoBox {
+  minLon: number;
+  maxLon: number;
+  minLat: number;
+  maxLat: number;
+}
+
+/** The read connection and dialect of a store (what shared read code needs of it). */
+export interface StoreReader {
+  readonly read: Kysely<Database>;
+  readonly dialect: Dialect;
+}
+
+/**
+ * Asset writes, each a batch run inside the transaction the write pipeline
+ * gives it; every refused item (exists, quota, not found) has written nothing.
+ * Each committed write adds its change to `changes`, in order.
+ */
+export interface AssetWrites {
+  create(session: Session, inputs: readonly CreateInput[], changes: ChangeSink): Promise<CreateOutcome[]>;
+  /** Per update: was the asset found (and written)? */
+  update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<boolean[]>;
+  /** Per delete: was the asset found (and taken out of discovery)? */
+  delete(session: Session, inputs: readonly AssetDeletion[], changes: ChangeSink): Promise<boolean[]>;
+}
+
+/** The change log's writes (../change-log.ts has its reads). */
+export interface ChangeWrites {
+  /** Appends a transaction's changes, in order, just before it commits; the seq of the last one. */
+  append(session: Session, changes: readonly ChangeRecord[]): Promise<number>;
+}
+
+/** A page of the assets in a circle in the order of the index of live city positions, and how many of the first `reach` there are. */
+export interface CityPage {
+  walked: number;
+  rows: SummaryRow[];
+}
+
+/** The SQL of discovery that differs between the stores, each a condition on the `assets` table. */
+export interface AssetQueries {
+  /** The asset's indexed position may lie in the box (an index prefilter: a few outside may pass, none inside is left out). */
+  positionMayBeIn(box: GeoBox): RawBuilder<SqlBool>;
+  /** A table `r(id)` of asset seqs to read in the spatial index's order, where the store streams it (else undefined). */
+  spatialSource(box: GeoBox): AliasedRawBuilder<{ id: number }, 'r'> | undefined;
+  /** `assets.<column>` as a filter term; `useIndex` false keeps the store from answering it through that column's index. */
+  filterColumn(column: string, useIndex: boolean): RawBuilder<unknown>;
+  /** `assets.id` starts with `prefix` (case-sensitive). */
+  idStartsWith(prefix: string): RawBuilder<SqlBool>;
+  /** One of the asset's attribute names or metadata values, lower-cased, contains `term` (lower case). */
+  attributeTextContains(term: string): RawBuilder<SqlBool>;
+  /** Values as `listed` takes them in one parameter. */
+  listParameter<T extends number | string>(values: readonly T[]): string | T[];
+  /** Assets whose `column` is in `list` (a listParameter value, or the marker of a prepared query), any order. */
+  listed(column: 'seq' | 'id', list: unknown): RawBuilder<SqlBool>;
+  /** Places from+1..to of the first `reach` live city assets in the (indexable) circle, in the index's order. */
+  cityPage(store: StoreReader, circle: Circle, reach: number, from: number, to: number): Promise<CityPage>;
+  /** Asset seqs whose position lies inside the box (index only). */
+  seqsInBox(db: Executor, box: GeoBox): Promise<number[]>;
+}
+
+/** The SQL of history (readings) that differs between the stores. */
+export interface ReadingQueries {
+  /** A reading's text value as a number, or NULL when it is not one (grammar: isNumericValue of src/domain/aggregation.ts). */
+  numericValue(): RawBuilder<number | null>;
+  /** Must each per-attribute walk of a merged page stop at the page's end by itself (else the store reads and sorts it whole)? */
+  readonly walksStopAtPage: boolean;
+}
+
+
+/** A store's dialect: its capabilities, and what it knows of its own SQL and errors. */
+export interface Dialect {
+  /** Names the dialect in messages and logs, and keys the statements compiled for it. */
+  readonly name: 'sqlite' | 'postgres';
+  /** Starts the write transaction of a batch. */
+  readonly beginSql: string;
+  readonly assetWrites: AssetWrites;
+  readonly changes: ChangeWrites;
+  readonly assetQueries: AssetQueries;
+  readonly readings: ReadingQueries;
+  /** A value that changes with every commit to the store, or undefined when the store cannot tell cheaply. */
+  commitMarker(read: Kysely<Database>, write: Kysely<Database>): Promise<string | undefined>;
+  /** Error raised by a unique-key violation? */
+  isUniqueViolation(error: unknown): boolean;
+  classifyError(error: unknown): StoreErrorKind | undefined;
+}

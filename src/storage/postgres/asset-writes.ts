@@ -1,0 +1,227 @@
+import { sql } from 'kysely';
+import { activityHour } from '../../domain/activity.js';
+import { counterKey, netActivityMoves, type ActivityDelta } from '../../domain/asset-counters.js';
+import type { AssetChange, CreateInput, CreateOutcome } from '../../domain/asset-writes.js';
+import { createdChange, type ChangeSink } from '../../domain/changes.js';
+import { attributesOf, CreateDecisions, type SiteState } from '../../domain/create-decisions.js';
+import type { Position } from '../../domain/position.js';
+import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domain/update-plan.js';
+import type { AssetWrites } from '../ports.js';
+import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
+import { deleteAssets } from '../shared/asset-counters.js';
+
+/**
+ * PostgreSQL's asset writes. Each statement is a round trip, so a batch takes
+ * arrays and unnests them: a statement per batch, whatever its size, instead
+ * of several per asset.
+ */
+
+/** Sorted, so that two processes creating for the same sites lock them in the same order. */
+const LOCK_SITES = new RawStatement<{ id: string; quota: number | null; latitude: number; longitude: number }>(
+  'select id, quota, latitude, longitude from sites where id = any($1::text[]) order by id for update');
+
+/**
+ * Once the sites are locked: their live-asset counts, and which of the ids are
+ * live assets. A statement sees what was committed when it began, so counting
+ * in the locking statement would miss the creates of a transaction it waited for.
+ */
+const COUNTS_AND_LIVE = new RawStatement<{ kind: 'count' | 'live'; key: string; n: number | string }>(
+  `select 'count' as kind, site as key, coalesce(sum(assets), 0) as n from asset_counts where site = any($1::text[]) group by site
+   union all
+   select 'live', id, 0 from assets where id = any($2::text[]) and deleted_at is null`);
+
+/**
+ * The creates of a batch at once: the assets (a deleted row with the id is
+ * revived, keeping its seq), their readings (in request order), attribute
+ * catalogue, live-asset counts, activity buckets and new types. Every derived
+ * row joins the assets the statement actually wrote, so an asset that turned
+ * out to exist writes nothing.
+ */
+const CREATE_BATCH = new RawStatement<{ id: string; seq: number | string }>(`
+with input as (
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                       $11::float8[], $12::float8[], $13::int8[], $14::int8[], $15::int8[], $16::text[], $17::text[], $18::bool[])
+    as t(id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+         latitude, longitude, recorded_at, received_at, hour, counted_service, counted_provider, register)
+),
+inserted as (
+  insert into assets as a (id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+                           latitude, longitude, recorded_at, last_reading_at, created_at, deleted_at, geog)
+  select id, type, site, service, provider, grp, name, experimenter, experiment, attrs,
+         latitude, longitude, recorded_at, received_at, received_at, null, ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography
+  from input
+  on conflict (id) do update set type = excluded.type, site = excluded.site, service = excluded.service, provider = excluded.provider,
+    grp = excluded.grp, name = excluded.name, experimenter = excluded.experimenter, experiment = excluded.experiment, attrs = excluded.attrs,
+    latitude = excluded.latitude, longitude = excluded.longitude, recorded_at = excluded.recorded_at, last_reading_at = excluded.last_reading_at,
+    created_at = excluded.created_at, deleted_at = null, geog = excluded.geog
+  where a.deleted_at is not null
+  returning a.id, a.seq
+),
+readings_added as (
+  insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value)
+  select i.seq, r.name, t.received_at, r.type, r.value
+  from unnest($19::text[], $20::text[], $21::text[], $22::text[]) with ordinality as r(id, name, type, value, ord)
+  join inserted i on i.id = r.id join input t on t.id = r.id
+  order by r.ord
+),
+attributes_added as (
+  insert into asset_attributes (asset_seq, name, type)
+  select i.seq, r.name, r.type from unnest($23::text[], $24::text[], $25::text[]) as r(id, name, type) join inserted i on i.id = r.id
+  on conflict (asset_seq, name) do update set type = excluded.type
+),
+counted as (
+  insert into asset_counts (site, service, provider, type, assets)
+  select t.site, t.counted_service, t.counted_provider, t.type, count(*) from input t join inserted i on i.id = t.id group by 1, 2, 3, 4
+  on conflict (site, service, provider, type) do update set assets = asset_counts.assets + excluded.assets
+),
+active as (
+  insert into asset_activity (site, service, provider, type, hour, assets)
+  select t.site, t.counted_service, t.counted_provider, t.type, t.hour, count(*) from input t join inserted i on i.id = t.id group by 1, 2, 3, 4, 5
+  on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
+),
+typed as (
+  insert into asset_types (id, description)
+  select distinct t.type, '' from input t join inserted i on i.id = t.id where t.register
+  on conflict (id) do nothing
+)
+select id, seq from inserted`);
+
+/** The batch's assets in one statement, locked in id order (two processes lock alike). */
+const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset>(
+  `select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
+   from assets where id = any($1::text[]) and deleted_at is null order by id for update`);
+
+/** A counter and hour that a batch's deltas took to zero (int8 comes as text). */
+interface EmptiedActivity {
+  site: string;
+  service: string;
+  provider: string;
+  type: string;
+  hour: number | string;
+}
+
+/**
+ * Everything an update batch writes, in one statement (a round trip waits for
+ * a turn of the event loop, and under read load each turn is slow): the
+ * assets' states (and the geography of the moved ones), their readings, the
+ * attributes they gained and their activity moves; it returns the activity
+ * hours the moves left empty.
+ */
+const WRITE_UPDATE_BATCH = new RawStatement<EmptiedActivity>(`
+with written as (
+  update assets as a set attrs = u.attrs, recorded_at = u.recorded_at, last_reading_at = u.last_reading_at,
+    latitude = u.latitude, longitude = u.longitude,
+    geog = case when u.moved then ST_SetSRID(ST_MakePoint(u.longitude, u.latitude), 4326)::geography else a.geog end
+  from unnest($1::int8[], $2::text[], $3::int8[], $4::int8[], $5::float8[], $6::float8[], $7::bool[])
+    as u(seq, attrs, recorded_at, last_reading_at, latitude, longitude, moved)
+  where a.seq = u.seq
+), appended as (
+  insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
+  select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])
+), attributes as (
+  insert into asset_attributes (asset_seq, name, type)
+  select * from unnest($13::int8[], $14::text[], $15::text[])
+  on conflict (asset_seq, name) do update set type = excluded.type
+), added as (
+  insert into asset_activity (site, service, provider, type, hour, assets)
+  select * from unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::int8[], $21::int8[])
+  on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
+  returning site, service, provider, type, hour, assets
+)
+select site, service, provider, type, hour from added where assets <= 0`);
+
+type ActivityColumns = [sites: string[], services: string[], providers: string[], types: string[], hours: number[]];
+const activityColumns = (rows: ReadonlyArray<{ key: { site: string; service: string; provider: string; type: string }; hour: number }>): ActivityColumns =>
+  [rows.map((r) => r.key.site), rows.map((r) => r.key.service), rows.map((r) => r.key.provider), rows.map((r) => r.key.type), rows.map((r) => r.hour)];
+const deltaColumns = (rows: readonly ActivityDelta[]): [...ActivityColumns, by: number[]] => [...activityColumns(rows), rows.map((r) => r.by)];
+
+const DROP_EMPTY_ACTIVITIES = new PreparedQuery<ActivityColumns, never>(5, (_db, [sites, services, providers, types, hours]) =>
+  sql`delete from asset_activity a
+    using unnest(${sites}::text[], ${services}::text[], ${providers}::text[], ${types}::text[], ${hours}::int8[]) as m(site, service, provider, type, hour)
+    where a.site = m.site and a.service = m.service and a.provider = m.provider and a.type = m.type and a.hour = m.hour and a.assets <= 0`);
+
+/**
+ * Creates assets, or revives deleted ones with their ids, decided in order
+ * once the batch's sites are locked (several processes may create for one
+ * site at once) and their counts and live ids read.
+ */
+async function create(session: Session, inputs: readonly CreateInput[], changes: ChangeSink): Promise<CreateOutcome[]> {
+  const siteIds = [...new Set(inputs.map((i) => i.asset.urn.site))].sort();
+  const sites = new Map<string, SiteState | null>();
+  const live = new Set<string>();
+  for (const row of (await LOCK_SITES.run(session, [siteIds])).rows) {
+    sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
+  }
+  if (sites.size > 0) {
+    const state = await COUNTS_AND_LIVE.run(session, [[...sites.keys()], [...new Set(inputs.map((i) => i.asset.id))]]);
+    for (const row of state.rows) {
+      if (row.kind === 'live') live.add(row.key);
+      else (sites.get(row.key) as SiteState).assets = Number(row.n);
+    }
+  }
+  const decisions = new CreateDecisions(sites, live);
+  const outcomes: Array<CreateOutcome | undefined> = [];
+  const chosen: Array<{ index: number; input: CreateInput; position: Position }> = [];
+  for (const [index, input] of inputs.entries()) {
+    const refusal = decisions.refusal(input);
+    if (refusal) outcomes.push(refusal);
+    else {
+      chosen.push({ index, input, position: decisions.positionOf(input.asset) });
+      decisions.made(input);
+      outcomes.push(undefined);
+    }
+  }
+  if (chosen.length > 0) {
+    const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
+    const readings = chosen.flatMap(({ input: { asset } }) => asset.readings.map((r) => ({ id: asset.id, ...r })));
+    const attributes = chosen.flatMap(({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
+    const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
+    const result = await CREATE_BATCH.run(session, [
+      column((c) => c.input.asset.id), column((c) => c.input.asset.type), column((c) => c.input.asset.urn.site),
+      column((c) => c.input.asset.urn.service), column((c) => c.input.asset.urn.provider), column((c) => c.input.asset.urn.group),
+      column((c) => c.input.asset.urn.name), column((c) => c.input.asset.urn.experimenter), column((c) => c.input.asset.urn.experiment),
+      column((c) => JSON.stringify(c.input.asset.attributes)), column((c) => c.position.latitude), column((c) => c.position.longitude),
+      column((c) => c.input.asset.recordedAt), column((c) => c.input.asset.receivedAt), column((c) => activityHour(c.input.asset.receivedAt)),
+      keys.map((k) => k.service), keys.map((k) => k.provider), column((c) => c.input.registerType),
+      readings.map((r) => r.id), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+      attributes.map((a) => a.id), attributes.map((a) => a.name), attributes.map((a) => a.type),
+    ]);
+    const seqs = new Map(result.rows.map((r) => [r.id, Number(r.seq)]));
+    for (const { index, input } of chosen) {
+      const seq = seqs.get(input.asset.id);
+      // Only a live asset no lock kept out could be missing; its create wrote nothing.
+      outcomes[index] = seq === undefined ? { kind: 'exists' } : { kind: 'created', seq };
+      if (seq !== undefined) changes.add(createdChange(input.asset));
+    }
+  }
+  return outcomes as CreateOutcome[];
+}
+
+/** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
+async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<boolean[]> {
+  const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))]])).rows;
+  const plan = planUpdates(inputs, current);
+  const written = plan.written;
+  const attributes = latestAttributeRows(plan.attributes);
+  const { readings } = plan;
+  const emptied = await WRITE_UPDATE_BATCH.run(session, [
+    written.map((a) => a.seq), written.map((a) => JSON.stringify(a.attrs)), written.map((a) => a.recordedAt),
+    written.map((a) => a.lastReadingAt), written.map((a) => a.latitude), written.map((a) => a.longitude), written.map((a) => a.moved),
+    readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+    attributes.map((r) => r.seq), attributes.map((r) => r.name), attributes.map((r) => r.type),
+    ...deltaColumns(netActivityMoves(plan.hourMoves)),
+  ]);
+  // Most batches empty no hour (an hour empties when its counter's last asset moves on): the statement runs only when one did.
+  if (emptied.rows.length > 0) {
+    await DROP_EMPTY_ACTIVITIES.run(session, activityColumns(emptied.rows.map((e) => ({ key: e, hour: Number(e.hour) }))));
+  }
+  for (const change of plan.changes) changes.add(change);
+  return plan.found;
+}
+
+export const postgresAssetWrites: AssetWrites = {
+  create,
+  update,
+  // The geo indexes are on the row's own columns: they follow the delete by themselves.
+  delete: (session, inputs, changes) => deleteAssets(session, inputs, changes),
+};

@@ -1,0 +1,201 @@
+import { sql } from 'kysely';
+import { attributesOf, creationCounts, CreateDecisions } from '../../domain/create-decisions.js';
+import { latestAttributeRows, planUpdates, type AttributeRow, type CurrentAsset, type ReadingRow } from '../../domain/update-plan.js';
+import type { CreateInput, CreateOutcome } from '../../domain/asset-writes.js';
+import { createdChange, type ChangeSink } from '../../domain/changes.js';
+import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
+import type { AssetWrites } from '../ports.js';
+import { PreparedQuery, type Session } from '../prepared-query.js';
+import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
+
+/**
+ * SQLite's asset writes. In process (the writer's thread), a statement costs
+ * a few microseconds: prepared statements per asset, and multi-row statements
+ * of a few fixed sizes for readings, attributes and positions.
+ */
+
+/** Rows per multi-row statement at most, so that each statement has few shapes to prepare. */
+const CHUNK = 32;
+/** Readings go in multi-row statements of at most this many rows. */
+const READING_CHUNK = 128;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+type SiteRow = { quota: number | null; latitude: number; longitude: number; assets: number | string | null };
+
+/** The site row with its count of live assets, read once per site and batch (the write lock keeps it as read). */
+const SITE_WITH_COUNT = new PreparedQuery<[site: string], SiteRow>(1, (db, [site]) =>
+  db.selectFrom('sites')
+    .select((eb) => [
+      'quota', 'latitude', 'longitude',
+      eb.selectFrom('asset_counts').where('asset_counts.site', '=', site)
+        .select((c) => c.fn.coalesce(c.fn.sum<number>('asset_counts.assets'), c.lit(0)).as('n')).as('assets'),
+    ])
+    .where('id', '=', site));
+
+/** Inserts the asset, or revives a deleted row with that id; no row back when a live asset has it. */
+const UPSERT_ASSET = new PreparedQuery<[
+  id: string, type: string, site: string, service: string | null, provider: string | null, grp: string | null, name: string,
+  experimenter: string | null, experiment: string | null, attrs: string, latitude: number, longitude: number, recordedAt: number, receivedAt: number,
+], { seq: number }>(14, (db, [id, type, site, service, provider, grp, name, experimenter, experiment, attrs, latitude, longitude, recordedAt, receivedAt]) => {
+  const state = {
+    type, site, service, provider, grp, name, experimenter, experiment, attrs, latitude, longitude,
+    recorded_at: recordedAt, last_reading_at: receivedAt, created_at: receivedAt, deleted_at: null,
+  };
+  return db.insertInto('assets').values({ id, ...state })
+    .onConflict((oc) => oc.column('id').doUpdateSet(state).where('assets.deleted_at', 'is not', null))
+    .returning('seq');
+});
+
+/** The live assets to update (the write lock keeps them as read). */
+const CURRENT_ASSETS = new PreparedQuery<string[], CurrentAsset>((n) => n, (db, ids, _dialect, n) =>
+  db.selectFrom('assets')
+    .select(['id', 'seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
+    .where('id', 'in', ids.slice(0, n)).where('deleted_at', 'is', null));
+
+const WRITE_STATE = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number], never>(4, (db, [seq, attrs, recordedAt, receivedAt]) =>
+  db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt }).where('seq', '=', seq));
+
+const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number, latitude: number, longitude: number], never>(6,
+  (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
+    db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
+
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 5 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
+    asset_seq: p[5 * i], recv_time: p[5 * i + 1], attr_name: p[5 * i + 2], attr_type: p[5 * i + 3], attr_value: p[5 * i + 4],
+  }))));
+
+const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, (db, p, _dialect, rows) =>
+  db.insertInto('asset_attributes')
+    .values(Array.from({ length: rows }, (_, i) => ({ asset_seq: p[3 * i], name: p[3 * i + 1], type: p[3 * i + 2] })))
+    .onConflict((oc) => oc.columns(['asset_seq', 'name']).doUpdateSet((eb) => ({ type: eb.ref('excluded.type') }))));
+
+/** Positions of live assets in the R*Tree of city assets, or of the experimenters' (variant: rows). */
+const positionsInto = (tree: 'city_positions' | 'experiment_positions') => new PreparedQuery<unknown[], never>((rows) => 3 * rows, (_db, p, _dialect, rows) =>
+  sql`insert or replace into ${sql.table(tree)} (id, min_lon, max_lon, min_lat, max_lat) values ${sql.join(Array.from({ length: rows }, (_, i) =>
+    sql`(${p[3 * i]}, ${p[3 * i + 1]}, ${p[3 * i + 1]}, ${p[3 * i + 2]}, ${p[3 * i + 2]})`))}`);
+const CITY_POSITIONS = positionsInto('city_positions');
+const EXPERIMENT_POSITIONS = positionsInto('experiment_positions');
+
+const UNINDEX_CITY = new PreparedQuery<[seq: number], never>(1, (_db, [seq]) => sql`delete from city_positions where id = ${seq}`);
+const UNINDEX_EXPERIMENT = new PreparedQuery<[seq: number], never>(1, (_db, [seq]) => sql`delete from experiment_positions where id = ${seq}`);
+
+interface IndexedPosition {
+  seq: number;
+  latitude: number;
+  longitude: number;
+  site: string;
+}
+
+/** Keeps the R*Trees in step with the positions of live assets (created or moved). */
+async function indexPositions(session: Session, positions: readonly IndexedPosition[]): Promise<void> {
+  for (const rows of chunks(positions)) {
+    const values = (of: IndexedPosition[]) => of.flatMap((p) => [p.seq, p.longitude, p.latitude]);
+    const city = rows.filter((p) => p.site !== EXPERIMENTERS_SITE);
+    const experiment = rows.filter((p) => p.site === EXPERIMENTERS_SITE);
+    if (city.length > 0) await CITY_POSITIONS.run(session, values(city), city.length);
+    if (experiment.length > 0) await EXPERIMENT_POSITIONS.run(session, values(experiment), experiment.length);
+  }
+}
+
+async function unindexPosition(session: Session, seq: number): Promise<void> {
+  await UNINDEX_CITY.run(session, [seq]);
+  await UNINDEX_EXPERIMENT.run(session, [seq]);
+}
+
+async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
+  for (const chunk of chunks(rows, READING_CHUNK)) {
+    await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.name, r.type, r.value]), chunk.length);
+  }
+}
+
+async function recordAttributes(session: Session, rows: readonly AttributeRow[]): Promise<void> {
+  for (const chunk of chunks(latestAttributeRows(rows))) {
+    await ATTRIBUTE_TYPES.run(session, chunk.flatMap((r) => [r.seq, r.name, r.type]), chunk.length);
+  }
+}
+
+/**
+ * Creates assets, or revives deleted ones with their ids (fresh attributes,
+ * same seq, so their history stays attached), decided in order: an id a live
+ * asset has is found by the insert itself, which then writes nothing.
+ */
+async function create(session: Session, inputs: readonly CreateInput[], changes: ChangeSink): Promise<CreateOutcome[]> {
+  const decisions = new CreateDecisions();
+  const outcomes: CreateOutcome[] = [];
+  const created: Array<{ input: CreateInput; seq: number }> = [];
+  const positions: IndexedPosition[] = [];
+  for (const input of inputs) {
+    const { asset } = input;
+    const { urn } = asset;
+    if (!decisions.sites.has(urn.site)) {
+      const row = (await SITE_WITH_COUNT.run(session, [urn.site])).rows[0];
+      decisions.sites.set(urn.site, row ? { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: Number(row.assets ?? 0) } : null);
+    }
+    const refusal = decisions.refusal(input);
+    if (refusal) {
+      outcomes.push(refusal);
+      continue;
+    }
+    const position = decisions.positionOf(asset);
+    const row = (await UPSERT_ASSET.run(session, [
+      asset.id, asset.type, urn.site, urn.service, urn.provider, urn.group, urn.name, urn.experimenter, urn.experiment,
+      JSON.stringify(asset.attributes), position.latitude, position.longitude, asset.recordedAt, asset.receivedAt,
+    ])).rows[0];
+    if (!row) {
+      outcomes.push({ kind: 'exists' });
+      continue;
+    }
+    const seq = Number(row.seq);
+    decisions.made(input);
+    created.push({ input, seq });
+    positions.push({ seq, ...position, site: urn.site });
+    outcomes.push({ kind: 'created', seq });
+  }
+  if (created.length === 0) return outcomes;
+
+  // What the creates keep beside their rows, in few statements for the whole batch.
+  await addReadings(session, created.flatMap(({ input: { asset }, seq }) =>
+    asset.readings.map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
+  await recordAttributes(session, created.flatMap(({ input: { asset }, seq }) => attributesOf(asset).map((a) => ({ seq, ...a }))));
+  const { counts, activity, types } = creationCounts(created.map((c) => c.input));
+  for (const { key, n } of counts) await incrementCount(session, key, n);
+  for (const { key, hour, n } of activity) await incrementActivity(session, key, hour, n);
+  for (const type of types) await registerType(session, type);
+  await indexPositions(session, positions);
+  for (const { input } of created) changes.add(createdChange(input.asset));
+  return outcomes;
+}
+
+/** Applies updates in order (src/domain/update-plan.ts), writing each changed asset once. */
+async function update(session: Session, inputs: Parameters<AssetWrites['update']>[1], changes: ChangeSink): Promise<boolean[]> {
+  const current: CurrentAsset[] = [];
+  for (const chunk of chunks([...new Set(inputs.map((i) => i.id))])) current.push(...(await CURRENT_ASSETS.run(session, chunk, chunk.length)).rows);
+  const plan = planUpdates(inputs, current);
+  const moved: IndexedPosition[] = [];
+  for (const asset of plan.written) {
+    const attrs = JSON.stringify(asset.attrs);
+    if (asset.moved) {
+      await WRITE_STATE_AND_POSITION.run(session, [asset.seq, attrs, asset.recordedAt, asset.lastReadingAt, asset.latitude, asset.longitude]);
+      moved.push({ seq: asset.seq, latitude: asset.latitude, longitude: asset.longitude, site: asset.current.site });
+    } else {
+      await WRITE_STATE.run(session, [asset.seq, attrs, asset.recordedAt, asset.lastReadingAt]);
+    }
+  }
+  await addReadings(session, plan.readings);
+  await recordAttributes(session, plan.attributes);
+  await moveActivity(session, plan.hourMoves);
+  await indexPositions(session, moved);
+  for (const change of plan.changes) changes.add(change);
+  return plan.found;
+}
+
+export const sqliteAssetWrites: AssetWrites = {
+  create,
+  update,
+  delete: (session, inputs, changes) => deleteAssets(session, inputs, changes, unindexPosition),
+};

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../schema.js';
+import type { StoreParts } from '../store-parts.js';
+import { committerOn, type BatchItem } from '../write-batch.js';
+import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
+import { sqliteDialect } from './dialect.js';
+import { withStatementCache } from './statement-cache.js';
+import { WriterThread } from './writer-thread.js';
+import { writerThreadDialect } from './writer-thread-driver.js';
+
+/**
+ * Page cache of each connection, in KiB. Reads and writes of a large store
+ * are spread over the whole file (an asset among a million), where a bigger
+ * cache buys few hits and the operating system's cache holds the file anyway;
+ * this much keeps the interior pages of every index, which every write and
+ * read descends, within the server's memory bound (bench/RESULTS.md).
+ */
+const WRITER_CACHE_KIB = 32_768;
+const READER_CACHE_KIB = 32_768;
+
+/** How every connection of a file store is set up, in order. */
+const pragmasFor = (cacheKib: number): string[] => [
+  'journal_mode = WAL',
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  `cache_size = -${cacheKib}`,
+  'temp_store = MEMORY',
+];
+
+function openFile(file: string, cacheKib: number): SQLite.Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const conn = new SQLite(file);
+  for (const pragma of pragmasFor(cacheKib)) conn.pragma(pragma);
+  return conn;
+}
+
+/** Page cache of a migration's connection, in KiB: it lives for the few statements of a start. */
+const MIGRATION_CACHE_KIB = 8_192;
+
+/**
+ * Two connections on one file: the writer, which the write pipeline commits on,
+ * in a thread of its own (./writer-thread.ts), and a reader
+ * that WAL lets see the last committed state meanwhile. An in-memory store has
+ * a single connection, in process (a second one would see nothing).
+ */
+export function openSqlite(file: string, changeLog: boolean): StoreParts {
+  const stats = () => ({ total: 1, idle: 1, waiting: 0 });
+  if (file === ':memory:') {
+    const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB)) }) });
+    return { write, read: write, dialect: sqliteDialect, committer: committerOn(write, sqliteDialect, changeLog), livesInProcess: true, poolStats: stats };
+  }
+  // The reader opens first, here and synchronously: a file that cannot be opened fails the store's opening.
+  const read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB)) }) });
+  // Checkpoints run beside the writer, not inside its commits (./checkpointer.ts).
+  const checkpointer = startCheckpointer(file);
+  const thread = new WriterThread({
+    file,
+    pragmas: [...pragmasFor(WRITER_CACHE_KIB), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
+    changeLog,
+    // A closed store leaves nothing running on its file: the checkpointing thread has ended too.
+    onClose: () => checkpointer.stop(),
+  });
+  const write = new Kysely<Database>({ dialect: writerThreadDialect(thread) });
+  // A batch holding a job (a closure) cannot cross to the thread: its statements go one by one.
+  const statementByStatement = committerOn(write, sqliteDialect, changeLog);
+  const committer = {
+    commit: (items: readonly BatchItem[]) => (items.some((i) => i.kind === 'job') ? statementByStatement.commit(items) : thread.commit(items)),
+    // One batch running in the thread and one waiting, so that it never waits for this thread between two.
+    batchesInFlight: 2,
+    thread,
+  };
+  return {
+    write,
+    read,
+    dialect: sqliteDialect,
+    committer,
+    livesInProcess: true,
+    poolStats: stats,
+    writable: () => !thread.stopped,
+    // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.
+    closeBeside: () => thread.close(),
+    // Migrations' statements need no messages on a connection of this thread, and the writer's thread starts meanwhile.
+    openMigrationConnection: () => new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) }),
+  };
+}

@@ -1,0 +1,14 @@
+import { sql } from 'kysely';
+import { MAX_NUMERIC_LENGTH } from '../../domain/aggregation.js';
+import type { ReadingQueries } from '../ports.js';
+
+export const sqliteReadingQueries: ReadingQueries = {
+  numericValue() {
+    // RFC 8259 JSON made only of number characters is a number; json_valid rejects
+    // leading zeros, a leading '+', '.5' and the like, exactly as the grammar does.
+    const max = sql.lit(MAX_NUMERIC_LENGTH);
+    return sql<number | null>`case when length(attr_value) <= ${max} and attr_value not glob '*[^-+.eE0-9]*' and json_valid(attr_value) and attr_value not glob '*[eE]*[0-9][0-9][0-9]*' then cast(attr_value as real) end`;
+  },
+  // SQLite merges the plain arms of a compound select as they come from the index.
+  walksStopAtPage: false,
+};

@@ -1,0 +1,130 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { AssetWrite } from '../domain/asset-writes.js';
+import { PendingChanges } from './pending-changes.js';
+import { inSession } from './prepared-query.js';
+import type { Dialect } from './ports.js';
+import type { Database } from './schema.js';
+
+/**
+ * A batch of writes committed as one transaction: what the write pipeline
+ * (./write-pipeline.ts) hands to a store, and how the store runs it.
+ */
+
+/** Any other write (identity, sites, keys): statements on the transaction, run in their turn. */
+export type WriteJob<T> = (trx: Transaction<Database>) => Promise<T>;
+
+export type BatchItem = AssetWrite | { kind: 'job'; job: WriteJob<unknown> };
+
+/** What one item came to: its value, or its own error. */
+export type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** A committed batch: each item's outcome, in order, and the seq of the last change it appended to the change log. */
+export interface CommittedBatch {
+  outcomes: ItemOutcome[];
+  lastChange: number | undefined;
+}
+
+/** How a store commits the batches of the pipeline. */
+export interface BatchCommitter {
+  /**
+   * Commits the items as one transaction (commitBatch) and gives each
+   * item's outcome, in order; rejects when the transaction as a whole failed.
+   */
+  commit(items: readonly BatchItem[]): Promise<CommittedBatch>;
+  /**
+   * Batches that may be under way at once. Above one, the store runs batches
+   * of asset writes in order elsewhere (SQLite's writer thread), and a batch
+   * holding a job runs alone, with no other under way.
+   */
+  readonly batchesInFlight: number;
+}
+
+/**
+ * Consecutive asset writes of one kind are written by one call: they fail
+ * only before writing anything (unknown asset, duplicate id, full quota),
+ * which the call reports per item, so they share a savepoint. A job is a
+ * segment of its own.
+ */
+function segmentsOf(items: readonly BatchItem[]): Array<{ start: number; end: number }> {
+  const segments: Array<{ start: number; end: number }> = [];
+  for (let i = 0; i < items.length; i++) {
+    const last = segments[segments.length - 1];
+    const kind = (items[i] as BatchItem).kind;
+    if (last && kind !== 'job' && (items[last.start] as BatchItem).kind === kind) last.end = i + 1;
+    else segments.push({ start: i, end: i + 1 });
+  }
+  return segments;
+}
+
+/** Runs one segment; its outcomes, one per item. Its changes join `changes` (taken back if it throws). */
+async function runSegment(db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changes: PendingChanges): Promise<ItemOutcome[]> {
+  const first = items[0] as BatchItem;
+  if (first.kind === 'job') return [{ ok: true, value: await first.job(db as Transaction<Database>) }];
+  const writes = dialect.assetWrites;
+  const mark = changes.mark;
+  const values = await inSession<unknown[]>(db, dialect, (session) => {
+    if (first.kind === 'create') return writes.create(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'create' }>).input), changes);
+    if (first.kind === 'update') return writes.update(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'update' }>).input), changes);
+    return writes.delete(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'delete' }>).input), changes);
+  }).catch((error: unknown) => {
+    changes.rollbackTo(mark);
+    throw error;
+  });
+  return values.map((value) => ({ ok: true, value }));
+}
+
+const failedAll = (count: number, error: unknown): ItemOutcome[] => Array.from({ length: count }, () => ({ ok: false, error }));
+
+/**
+ * Commits the batch on `db` (a connection held for it) as one transaction,
+ * each segment under its own savepoint, so that one that fails rolls back
+ * alone and fails only its own items. A batch of one segment needs no
+ * savepoint: its failure rolls back the whole transaction. The changes of
+ * the asset writes that stand are appended to the change log in one
+ * statement just before the commit (with `changeLog` off, none). Throws when
+ * the transaction itself failed (begin, commit): then nothing of it was
+ * written.
+ */
+export async function commitBatch(db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean): Promise<CommittedBatch> {
+  const segments = segmentsOf(items);
+  const outcomes: ItemOutcome[] = [];
+  const changes = new PendingChanges(changeLog);
+  await sql.raw(dialect.beginSql).execute(db);
+  try {
+    if (segments.length === 1) {
+      try {
+        outcomes.push(...(await runSegment(db, dialect, items, changes)));
+      } catch (error) {
+        await sql`rollback`.execute(db);
+        return { outcomes: failedAll(items.length, error), lastChange: undefined };
+      }
+    } else {
+      for (const { start, end } of segments) {
+        await sql`savepoint w`.execute(db);
+        try {
+          outcomes.push(...(await runSegment(db, dialect, items.slice(start, end), changes)));
+          await sql`release savepoint w`.execute(db);
+        } catch (error) {
+          await sql`rollback to savepoint w`.execute(db);
+          await sql`release savepoint w`.execute(db);
+          outcomes.push(...failedAll(end - start, error));
+        }
+      }
+    }
+    const appended = changes.take();
+    const lastChange = appended.length > 0 ? await inSession(db, dialect, (session) => dialect.changes.append(session, appended)) : undefined;
+    await sql`commit`.execute(db);
+    return { outcomes, lastChange };
+  } catch (error) {
+    await sql`rollback`.execute(db).catch(() => {});
+    throw error;
+  }
+}
+
+/** Commits each batch on a connection of `db` taken for it, in this thread. */
+export function committerOn(db: Kysely<Database>, dialect: Dialect, changeLog: boolean): BatchCommitter {
+  return {
+    commit: (items) => db.connection().execute((conn) => commitBatch(conn, dialect, items, changeLog)),
+    batchesInFlight: 1,
+  };
+}

@@ -1,0 +1,111 @@
+import type { AssetWrite, AssetWriteResult } from '../domain/asset-writes.js';
+import type { BatchCommitter, BatchItem, CommittedBatch, WriteJob } from './write-batch.js';
+
+interface Pending {
+  item: BatchItem;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Items per batch at most; the rest wait for the next one. */
+const MAX_BATCH = 256;
+
+/**
+ * The one way writes reach a store. Group commit: every write that arrives
+ * while the previous batch commits (or in the same event-loop turn) joins one
+ * transaction, in the order the writes arrived; each request fails alone
+ * (./write-batch.ts), and a promise resolves only after its batch has
+ * committed, so whatever was acknowledged is durable. After each commit
+ * that appended to the change log, the log hears of its last seq.
+ */
+export class WritePipeline {
+  private pending: Pending[] = [];
+  private scheduled = false;
+  /** Batches sent and not yet answered. */
+  private inFlight = 0;
+  /** A batch holding a job is under way, alone. */
+  private exclusive = false;
+
+  constructor(
+    private readonly committer: BatchCommitter,
+    /** Told the seq of the last change of each commit that appended to the change log. */
+    private readonly onChangesCommitted: (seq: number) => void = () => {},
+    private readonly maxBatch = MAX_BATCH,
+  ) {}
+
+  /** Writes an asset (create, update, delete) in its turn. */
+  write<W extends AssetWrite>(write: W): Promise<AssetWriteResult<W>> {
+    return this.enqueue(write) as Promise<AssetWriteResult<W>>;
+  }
+
+  /** Runs any other write on the store's write transaction, in its turn. */
+  run<T>(job: WriteJob<T>): Promise<T> {
+    return this.enqueue({ kind: 'job', job: job as WriteJob<unknown> }) as Promise<T>;
+  }
+
+  private enqueue(item: BatchItem): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Resolves once everything queued so far has been committed or rejected. */
+  async drain(): Promise<void> {
+    while (this.pending.length > 0 || this.inFlight > 0) await new Promise((r) => setImmediate(r));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Sends whatever may go now: batches up to the store's limit, a batch holding a job alone. */
+  private pump(): void {
+    const limit = this.committer.batchesInFlight;
+    while (this.pending.length > 0 && !this.exclusive) {
+      const jobs = limit > 1 && (this.pending[0] as Pending).item.kind === 'job';
+      if (jobs ? this.inFlight > 0 : this.inFlight >= limit) return;
+      let end = 0;
+      while (end < this.pending.length && end < this.maxBatch && (limit === 1 || ((this.pending[end] as Pending).item.kind === 'job') === jobs)) end++;
+      this.send(this.pending.splice(0, end), jobs);
+    }
+  }
+
+  private send(batch: Pending[], exclusive: boolean): void {
+    this.inFlight++;
+    this.exclusive = exclusive;
+    const settled = (settle: () => void) => {
+      this.inFlight--;
+      this.exclusive = false;
+      // The next batch goes first: the store works on it while the answers of this one are written.
+      this.pump();
+      settle();
+    };
+    let committed: Promise<CommittedBatch>;
+    try {
+      committed = this.committer.commit(batch.map((p) => p.item));
+    } catch (error) {
+      committed = Promise.reject(error);
+    }
+    committed.then(
+      ({ outcomes, lastChange }) => settled(() => {
+        if (lastChange !== undefined) this.onChangesCommitted(lastChange);
+        this.answer(batch, outcomes);
+      }),
+      (error: unknown) => settled(() => batch.forEach((p) => p.reject(error))),
+    );
+  }
+
+  private answer(batch: readonly Pending[], outcomes: CommittedBatch['outcomes']): void {
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) p.resolve(outcome.value);
+      else p.reject(outcome ? outcome.error : new Error('write pipeline: no outcome for a write'));
+    });
+  }
+}
