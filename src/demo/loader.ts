@@ -26,7 +26,7 @@ export interface DemoOptions {
   stepMinutes?: number;
   /** Load only the first `maxAssets` assets (tests); the 45 real entities come first. */
   maxAssets?: number;
-  /** Requests in flight at once: enough for the write queue to commit them in batches. */
+  /** Requests in flight at once: enough for the write pipeline to commit them in batches. */
   concurrency?: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;

@@ -169,7 +169,7 @@ describeEachStore('federation: two server processes on one database', (platform)
   it('hold the quota and create-once between them', async () => {
     const p = platform();
     const token = await p.siteToken('twins', { latitude: 1, longitude: 1, quota: 5 });
-    // A second platform on the same database: its own connections and write queue, as another process has.
+    // A second platform on the same database: its own connections and write pipeline, as another process has.
     const other = Store.open(p.db.url);
     const { app: second } = await buildApp({ config: p.ctx.config, store: other, clock: p.clock, migrate: false });
     try {
