@@ -149,14 +149,17 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   const siteIds = [...new Set(inputs.map((i) => i.asset.urn.site))].sort();
   const sites = new Map<string, SiteState | null>();
   const live = new Set<string>();
-  for (const row of (await LOCK_SITES.run(session, [siteIds])).rows) {
-    sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
-  }
-  if (sites.size > 0) {
-    const state = await COUNTS_AND_LIVE.run(session, [[...sites.keys()], [...new Set(inputs.map((i) => i.asset.id))]]);
-    for (const row of state.rows) {
-      if (row.kind === 'live') live.add(row.key);
-      else (sites.get(row.key) as SiteState).assets = Number(row.n);
+  // Sent together, they run one after the other on the connection: the counts' statement starts once the locks are held.
+  const [locked, state] = await Promise.all([
+    LOCK_SITES.run(session, [siteIds]),
+    COUNTS_AND_LIVE.run(session, [siteIds, [...new Set(inputs.map((i) => i.asset.id))]]),
+  ]);
+  for (const row of locked.rows) sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
+  for (const row of state.rows) {
+    if (row.kind === 'live') live.add(row.key);
+    else {
+      const site = sites.get(row.key);
+      if (site) site.assets = Number(row.n);
     }
   }
   const decisions = new CreateDecisions(sites, live);
