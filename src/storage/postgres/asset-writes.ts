@@ -16,6 +16,13 @@ import { deleteAssets } from '../shared/asset-counters.js';
  * of several per asset.
  */
 
+/*
+ * Assets are looked up by id one index probe per id (a lateral subquery the
+ * planner may not flatten, \`offset 0\`): a prepared statement keeps the plan
+ * made on its first runs, and one made while the table was small scanned it
+ * whole, on every run, as it grew.
+ */
+
 /** Sorted, so that two processes creating for the same sites lock them in the same order. */
 const LOCK_SITES = new RawStatement<{ id: string; quota: number | null; latitude: number; longitude: number }>(
   'select id, quota, latitude, longitude from sites where id = any($1::text[]) order by id for update');
@@ -28,7 +35,8 @@ const LOCK_SITES = new RawStatement<{ id: string; quota: number | null; latitude
 const COUNTS_AND_LIVE = new RawStatement<{ kind: 'count' | 'live'; key: string; n: number | string }>(
   `select 'count' as kind, site as key, coalesce(sum(assets), 0) as n from asset_counts where site = any($1::text[]) group by site
    union all
-   select 'live', id, 0 from assets where id = any($2::text[]) and deleted_at is null`);
+   select 'live', a.id, 0 from unnest($2::text[]) as i(id)
+   cross join lateral (select id from assets where id = i.id and deleted_at is null offset 0) a`);
 
 /**
  * The creates of a batch at once: the assets (a deleted row with the id is
@@ -88,8 +96,10 @@ select id, seq from inserted`);
 
 /** The batch's assets in one statement, locked in id order (two processes lock alike). */
 const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset>(
-  `select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
-   from assets where id = any($1::text[]) and deleted_at is null order by id for update`);
+  `select a.* from unnest($1::text[]) with ordinality as i(id, ord)
+   cross join lateral (select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
+                       from assets where id = i.id and deleted_at is null offset 0 for update) a
+   order by i.ord`);
 
 /** A counter and hour that a batch's deltas took to zero (int8 comes as text). */
 interface EmptiedActivity {
@@ -202,7 +212,8 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 
 /** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
 async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<boolean[]> {
-  const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))]])).rows;
+  // Locked in id order, as every process locks them.
+  const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
   const plan = planUpdates(inputs, current);
   const written = plan.written;
   const attributes = latestAttributeRows(plan.attributes);
