@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const NGSI = require('ngsijs') as any;
 
 const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
-const NOTIFICATION = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/orion-v2-notification-sample.json', import.meta.url), 'utf8')) as {
+const NOTIFICATION = JSON.parse(fs.readFileSync(new URL('../fixtures/orion-v2-notification-sample.json', import.meta.url), 'utf8')) as {
   body: { data: Array<Record<string, unknown>> };
 };
 

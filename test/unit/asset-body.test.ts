@@ -144,7 +144,7 @@ describe('stored state', () => {
  * stricter: the type must start with urn:oc:entityType: (checked before TimeInstant).
  */
 describe('the 32 real example payloads', () => {
-  const examples = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/federated-data-assets.json', import.meta.url), 'utf8')) as Array<{
+  const examples = JSON.parse(fs.readFileSync(new URL('../fixtures/federated-data-assets.json', import.meta.url), 'utf8')) as Array<{
     asset: Record<string, unknown>; client_id_assumed: string; central_oc_proxy_verdict: { status: number | string; description?: string };
   }>;
   const TYPE_PREFIX_FIRST = new Set(['bus:line', 'section', 'city:event', 'urn:oc:entity:parkingZone:loadunload', 'agenda:event']);

@@ -12,7 +12,7 @@ import { answered } from '../helpers/answered.js';
  * stricter (UTC with an upper-case Z only, a real instant, a string), the
  * deviation is listed here with its reason; every other case keeps its verdict.
  */
-const CASES = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/timeinstant-format-cases.json', import.meta.url), 'utf8')) as {
+const CASES = JSON.parse(fs.readFileSync(new URL('../fixtures/timeinstant-format-cases.json', import.meta.url), 'utf8')) as {
   stringValues: Array<{ value: string; accepted: boolean }>;
   nonStringValues: Array<{ label: string; value: unknown; accepted: boolean }>;
   falsyValues: Array<{ label: string; value: unknown }>;
