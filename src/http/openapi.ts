@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { VERSION } from '../version.js';
 
 /**
  * The policy of the /docs pages. Not the plugin's default, which carries `upgrade-insecure-requests`:
@@ -26,7 +27,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       openapi: '3.1.0',
       info: {
         title: 'OpenCity',
-        version: '0.1.0',
+        version: VERSION,
         description: 'The four interfaces of the OpenCity urban data platform: federation (sites push assets), permissions (roles, users, clients), discovery (explore assets) and datasource (history), plus the identity provider.',
       },
       servers: [{ url: publicUrl }],
