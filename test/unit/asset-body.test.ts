@@ -111,7 +111,7 @@ describe('asset update body', () => {
   it('requires a body object and a TimeInstant', () => {
     rejects(() => readAssetUpdate(3), 'HTTP body must be a JSON object');
     rejects(() => readAssetUpdate({}), 'Asset attribute TimeInstant in payload not found!');
-    rejects(() => readAssetUpdate({ TimeInstant: { ...TI, value: '2016-02-30T00:00:00.000Z' } }), 'Asset attribute TimeInstant.value is not a real calendar instant: 2016-02-30T00:00:00.000Z');
+    rejects(() => readAssetUpdate({ TimeInstant: { ...TI, value: '2016-02-30T00:00:00.000Z' } }), 'Asset attribute TimeInstant.value is not a real calendar instant: expected YYYY-MM-DDTHH:mm:ss.SSSZ naming a real date and time, got "2016-02-30T00:00:00.000Z"');
   });
 });
 
