@@ -74,7 +74,7 @@ describeEachStore('federation with real clients', (platform) => {
 
     const badTime = await rejection(connection.v2.createEntity({ id: `${id}:x`, type: 'urn:oc:entityType:iotdevice', TimeInstant: TI('2016-10-04T13:45:00Z') }));
     assert.ok(badTime instanceof NGSI.BadRequestError, String(badTime));
-    assert.equal(badTime.message, 'Asset attribute TimeInstant.value is not in the required format YYYY-MM-DDTHH:mm:ss.SSSZ');
+    assert.equal(badTime.message, 'Asset attribute TimeInstant.value is not in the required format: expected YYYY-MM-DDTHH:mm:ss.SSSZ, got "2016-10-04T13:45:00Z" (no milliseconds)');
 
     const badPrefix = await rejection(connection.v2.appendEntityAttributes({ id: 'urn:oc:entity:london:x', TimeInstant: TI() }));
     assert.ok(badPrefix instanceof NGSI.BadRequestError, String(badPrefix));
