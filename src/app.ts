@@ -28,6 +28,7 @@ import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
+import { prettyStream } from './http/pretty-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -74,7 +75,10 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
 
   const app = Fastify({
     serverFactory: serverWithLiveness,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer } },
+    logger: {
+      level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer },
+      ...(config.logFormat === 'pretty' ? { stream: prettyStream(process.stdout) } : {}),
+    },
     // Access logs only at debug: at info they would cost the write path much of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
     bodyLimit: BODY_LIMIT,

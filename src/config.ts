@@ -1,27 +1,76 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
+/**
+ * One variable of the environment: its schema, its default as the documents state it, what it
+ * means and what a valid value looks like. `opencity serve --help`, the validation and its error
+ * messages all read this one table, so they cannot disagree.
+ */
+export interface Variable {
+  readonly schema: TSchema;
+  readonly default: string;
+  readonly meaning: string;
+  readonly expected: string;
+  /** Never echoed back, not even in an error. */
+  readonly secret?: boolean;
+}
+
+const DURATION = '^[0-9]+(ms|s|m|h|d)$';
+
 /** The environment the platform reads, validated once at start (DESIGN.md, "Configuration"). */
-export const EnvSchema = Type.Object({
-  PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
-  HOST: Type.Optional(Type.String({ minLength: 1 })),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
-  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  PLATFORM_SERVICE_NAME: Type.Optional(Type.String({ minLength: 1 })),
-  OPENCITY_ADMIN_SECRET: Type.Optional(Type.String({ minLength: 16 })),
-  AUTH_ISSUER: Type.Optional(Type.String({ pattern: '^https?://' })),
-  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
-  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
-  TOKEN_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
-  WRITE_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
-  REQUEST_TIMEOUT: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
-  ONLINE_WINDOW: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
-  SITE_QUOTA: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
-  IP_LOCATION_DB: Type.Optional(Type.String({ minLength: 1 })),
-  CHANGE_LOG: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
-  CHANGE_RETENTION: Type.Optional(Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$' })),
-  LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
-});
+export const VARIABLES = {
+  PORT: { schema: Type.String({ pattern: '^[0-9]{1,5}$' }), default: '8080', meaning: 'port to listen on', expected: 'expected a port number 0-65535' },
+  HOST: { schema: Type.String({ minLength: 1 }), default: '127.0.0.1', meaning: 'address to listen on', expected: 'expected a host name or address' },
+  DATABASE_URL: {
+    schema: Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' }), default: 'sqlite:./data/opencity.db',
+    meaning: 'the store: sqlite:PATH, sqlite::memory: or postgres://user@host:port/db', expected: 'expected sqlite:PATH, sqlite::memory: or postgres://…',
+  },
+  PUBLIC_URL: {
+    schema: Type.String({ pattern: '^https?://[^\\s]+$' }), default: 'http://HOST:PORT',
+    meaning: 'the token issuer and absolute links are built from it; set it behind a proxy', expected: 'expected an absolute http(s) URL',
+  },
+  PLATFORM_SERVICE_NAME: {
+    schema: Type.String({ minLength: 1 }), default: 'opencity',
+    meaning: 'the value the federation platform-service (or Fiware-Service) header must carry', expected: 'expected a non-empty name',
+  },
+  OPENCITY_ADMIN_SECRET: {
+    schema: Type.String({ minLength: 16 }), default: 'generated once, printed once',
+    meaning: 'secret of the bootstrap client opencity-admin', expected: 'expected at least 16 characters', secret: true,
+  },
+  AUTH_ISSUER: { schema: Type.String({ pattern: '^https?://' }), default: 'unset (embedded issuer)', meaning: 'trust this external OIDC issuer (with AUTH_JWKS_URL)', expected: 'expected an http(s) URL' },
+  AUTH_JWKS_URL: { schema: Type.String({ pattern: '^https?://' }), default: 'unset', meaning: "the external issuer's signing keys (with AUTH_ISSUER)", expected: 'expected an http(s) URL' },
+  AUTH_AUDIENCE: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'when set, bearer tokens must carry this audience', expected: 'expected a non-empty audience' },
+  TOKEN_RATE_LIMIT: {
+    schema: Type.String({ pattern: '^[0-9]+$' }), default: '1200',
+    meaning: 'token requests per minute per client and address (0: no limit)', expected: 'expected a non-negative integer (requests per minute; 0 turns the limit off)',
+  },
+  WRITE_RATE_LIMIT: {
+    schema: Type.String({ pattern: '^[0-9]+$' }), default: '1200000',
+    meaning: 'federation writes per minute per site client (0: no limit)', expected: 'expected a non-negative integer (federation writes per minute per client; 0 turns the limit off)',
+  },
+  REQUEST_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '30s', meaning: 'a client that has not sent its whole request by then gets 408', expected: 'expected a duration such as 30s or 500ms' },
+  ONLINE_WINDOW: { schema: Type.String({ pattern: DURATION }), default: '24h', meaning: 'an asset is online when its last reading is younger than this', expected: 'expected a duration such as 24h, 90m or 3600s' },
+  SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
+  IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
+  CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
+  CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
+  LOG_LEVEL: {
+    schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
+    meaning: 'fatal, error, warn, info, debug (one access-log line per request), trace, silent', expected: 'expected one of fatal, error, warn, info, debug, trace, silent',
+  },
+  LOG_FORMAT: {
+    schema: Type.Union([Type.Literal('json'), Type.Literal('pretty')]), default: 'pretty on a terminal, json otherwise',
+    meaning: 'json: one JSON object per line (for machines); pretty: readable lines', expected: 'expected json or pretty',
+  },
+} satisfies Record<string, Variable>;
+
+export type VariableName = keyof typeof VARIABLES;
+
+type Optionals<T extends Record<string, Variable>> = { [K in keyof T]: TOptional<T[K]['schema']> };
+
+export const EnvSchema = Type.Object(Object.fromEntries(
+  Object.entries(VARIABLES).map(([name, v]) => [name, Type.Optional(v.schema)]),
+) as Optionals<typeof VARIABLES>);
 export type Env = Static<typeof EnvSchema>;
 
 export interface Config {
@@ -46,6 +95,8 @@ export interface Config {
   /** MaxMind DB files of IP locations (city databases), asked in turn for `ip` in geo searches; none: `ip` cannot be resolved. */
   readonly ipLocationDb: readonly string[];
   readonly logLevel: string;
+  /** `auto`: pretty when standard output is a terminal, JSON otherwise (decided where the process starts). */
+  readonly logFormat: 'json' | 'pretty' | 'auto';
   /** Whether every asset write is recorded in the change log (what subscriptions and live streams read). */
   readonly changeLog: boolean;
   /** How long changes are kept in the change log before they are pruned. */
@@ -74,11 +125,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const firstError = Value.Errors(EnvSchema, picked).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, '');
-    throw new ConfigError(`invalid ${name}=${JSON.stringify(picked[name] ?? '')}: ${describe(name)}`);
+    throw new ConfigError(`invalid ${shown(name, picked[name])}: ${describe(name)}`);
   }
   const e = picked as Env;
   const port = Number(e.PORT ?? '8080');
-  if (port < 0 || port > 65535) throw new ConfigError(`invalid PORT=${JSON.stringify(e.PORT)}: ${describe('PORT')}`);
+  if (port < 0 || port > 65535) throw new ConfigError(`invalid ${shown('PORT', e.PORT)}: ${describe('PORT')}`);
   if ((e.AUTH_ISSUER === undefined) !== (e.AUTH_JWKS_URL === undefined)) {
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
@@ -100,28 +151,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     ipLocationDb: (e.IP_LOCATION_DB ?? '').split(',').map((f) => f.trim()).filter((f) => f !== ''),
     logLevel: e.LOG_LEVEL ?? 'info',
+    logFormat: e.LOG_FORMAT ?? 'auto',
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
   });
 }
 
 function describe(name: string): string {
-  switch (name) {
-    case 'PORT': return 'expected a port number 0-65535';
-    case 'DATABASE_URL': return 'expected sqlite:PATH, sqlite::memory: or postgres://…';
-    case 'PUBLIC_URL': return 'expected an absolute http(s) URL';
-    case 'ONLINE_WINDOW': return 'expected a duration such as 24h, 90m or 3600s';
-    case 'SITE_QUOTA': return 'expected a non-negative integer';
-    case 'TOKEN_RATE_LIMIT': return 'expected a non-negative integer (requests per minute; 0 turns the limit off)';
-    case 'WRITE_RATE_LIMIT': return 'expected a non-negative integer (federation writes per minute per client; 0 turns the limit off)';
-    case 'REQUEST_TIMEOUT': return 'expected a duration such as 30s or 500ms';
-    case 'OPENCITY_ADMIN_SECRET': return 'expected at least 16 characters';
-    case 'LOG_LEVEL': return 'expected one of fatal, error, warn, info, debug, trace, silent';
-    case 'CHANGE_LOG': return 'expected on or off';
-    case 'CHANGE_RETENTION': return 'expected a duration such as 7d, 48h or 90m';
-    case 'IP_LOCATION_DB': return 'expected the paths of MaxMind DB files, separated by commas';
-    default: return 'not a valid value';
-  }
+  return (VARIABLES as Record<string, Variable>)[name]?.expected ?? 'not a valid value';
+}
+
+/** `NAME=value` for an error message; a secret's value is never shown. */
+function shown(name: string, value: string | undefined): string {
+  return (VARIABLES as Record<string, Variable>)[name]?.secret ? `${name} (value not shown)` : `${name}=${JSON.stringify(value ?? '')}`;
+}
+
+/** The environment's variables with their defaults and meanings, for `opencity serve --help`. */
+export function environmentHelp(): string {
+  const entries = Object.entries(VARIABLES as Record<string, Variable>);
+  const width = Math.max(...entries.map(([name]) => name.length));
+  return entries.map(([name, v]) => `  ${name.padEnd(width)}  ${v.meaning} (default: ${v.default})`).join('\n');
 }
 
 /** A config for tests and tools: defaults plus overrides, no environment read. */

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { servedUrl, welcomeText } from './welcome.js';
 
 /**
  * Starts the server from the environment: the only place that listens on a port
@@ -18,6 +19,9 @@ export async function serve(env: Record<string, string | undefined> = process.en
     }
     throw error;
   }
+  // A person at a terminal reads lines; a pipe or a file is read by machines.
+  if (config.logFormat === 'auto') config = { ...config, logFormat: process.stdout.isTTY ? ('pretty' as const) : ('json' as const) };
+  const pretty = config.logFormat === 'pretty';
   const started = performance.now();
   let opencity;
   try {
@@ -28,7 +32,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
   }
   const { app, generatedAdminSecret } = opencity;
   boundHeapGrowth(opencity.ctx.store.livesInProcess ? HEAP_GROWING_PERCENT.storeInProcess : HEAP_GROWING_PERCENT.storeElsewhere);
-  if (generatedAdminSecret) {
+  if (generatedAdminSecret && !pretty) {
     process.stdout.write(
       `\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`,
     );
@@ -39,6 +43,11 @@ export async function serve(env: Record<string, string | undefined> = process.en
     process.stderr.write(`opencity: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
     await app.close();
     process.exit(1);
+  }
+  if (pretty) {
+    const address = app.server.address();
+    const publicUrl = servedUrl(config.publicUrl, typeof address === 'object' && address ? address.port : undefined);
+    process.stdout.write(`${welcomeText({ publicUrl, generatedAdminSecret })}\n`);
   }
   app.log.info({ url: config.publicUrl, store: opencity.ctx.store.name, startupMs: Math.round(performance.now() - started) }, 'OpenCity is serving');
 

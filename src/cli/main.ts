@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { environmentHelp } from '../config.js';
 import { serve } from '../main.js';
+import { VERSION } from '../version.js';
 import { demoCommands } from './commands/demo.js';
 import { identityCommands } from './commands/identity.js';
 import { clientCommands, userCommands } from './commands/principals.js';
@@ -9,10 +11,14 @@ import { fail, withStore } from './runtime.js';
 
 const program = new Command('opencity')
   .description('OpenCity, the open urban data platform. Every command honours DATABASE_URL.')
+  .version(VERSION, '-V, --version', 'print the version')
   .exitOverride()
   .showHelpAfterError('(run with --help for usage)');
 
-program.command('serve').description('serve the platform (PORT, HOST, DATABASE_URL, …)').action(() => serve());
+program.command('serve').description('serve the platform, configured by the environment below')
+  .option('--json', 'log JSON lines, as LOG_FORMAT=json does')
+  .addHelpText('after', `\nEnvironment (every variable is optional):\n${environmentHelp()}\n`)
+  .action((o: { json?: boolean }) => serve(o.json ? { ...process.env, LOG_FORMAT: 'json' } : process.env));
 program.command('migrate').description('create or update the schema of the store').option('--json', 'print the applied migrations')
   .action(async (o: { json?: boolean }) => {
     await withStore(async (store) => {

@@ -5,8 +5,12 @@ import { Store } from '../storage/store.js';
 /** A usage or input mistake: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
+/** Whether the command line asked for JSON (then a failure is one JSON line too). */
+const wantsJson = (): boolean => process.argv.includes('--json');
+
+/** Prints one line on standard error and exits: 2 for a usage mistake, 1 for a refused or failed action. */
 export function fail(message: string, code = 2): never {
-  process.stderr.write(`opencity: ${message}\n`);
+  process.stderr.write(wantsJson() ? `${JSON.stringify({ error: message })}\n` : `opencity: ${message}\n`);
   process.exit(code);
 }
 

@@ -4,6 +4,7 @@
  * Query parameters arrive as text or numbers; every bad one is a 400 naming it.
  */
 import { badRequest } from './errors.js';
+import { DATE_EXAMPLES, parseIsoDate } from './history-dates.js';
 
 export const DEFAULT_PER = 30;
 export const MAX_PER = 1000;
@@ -127,26 +128,14 @@ export function parseFilter(text: string | undefined): Filters {
   return filters;
 }
 
-/** Strict ISO 8601: a date, or a date and time with optional seconds, fraction and zone (UTC when absent). */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
+/**
+ * A date query parameter of discovery, read by the platform's one rule for dates in queries
+ * (`parseIsoDate` in history-dates.ts, which the datasource uses too).
+ */
 export function parseInstant(name: string, text: string): number {
-  const match = ISO_INSTANT.exec(text.trim());
-  if (!match) throw invalid(name, 'expected an ISO 8601 date-time such as 2026-01-31T12:00:00Z');
-  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = match;
-  const ms = Number(`${frac}000`.slice(0, 3));
-  const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
-  const check = new Date(local);
-  // Date.UTC rolls over (February 30th becomes March 2nd): refuse what is not a real calendar instant.
-  if (check.getUTCFullYear() !== Number(y) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)
-    || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
-    throw invalid(name, `${text} is not a real calendar instant`);
-  }
-  if (zone === 'Z') return local;
-  const sign = zone.startsWith('-') ? -1 : 1;
-  const digits = zone.slice(1).replace(':', '');
-  const offsetMin = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4));
-  return local - sign * offsetMin * 60_000;
+  const epochMs = parseIsoDate(text.trim());
+  if (epochMs === undefined) throw invalid(name, `expected an ISO 8601 date or date-time such as ${DATE_EXAMPLES}, got ${JSON.stringify(text)}`);
+  return epochMs;
 }
 
 export function parseSelection(params: Pick<ListingParams, 'urn' | 'lastUpdated' | 'lastUpdate' | 'type' | 'filter'>): AssetSelection {

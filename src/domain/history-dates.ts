@@ -1,5 +1,6 @@
 /**
- * Dates of the datasource interface. Query bounds are read leniently, because the
+ * Dates in queries, the platform's one rule for them (the datasource's bounds and discovery's
+ * lastUpdated alike; docs/datasource.md, "Dates"). Query bounds are read leniently, because the
  * only known client sends them without seconds (`2017-01-09T19:26Z`); readings
  * are written strictly, as ISO 8601 UTC with milliseconds (`…T19:26:35.000Z`).
  */

@@ -54,7 +54,7 @@ export function readTimeInstant(attribute: unknown): number {
     throw badRequest('Asset attribute TimeInstant in payload not found!');
   }
   if (typeof attribute !== 'object' || Array.isArray(attribute)) {
-    throw badRequest('Asset attribute TimeInstant must be an object with type and value');
+    throw badRequest(`Asset attribute TimeInstant must be an object with type and value: expected {"type":"${TIME_INSTANT_TYPE}","value":"${TIME_INSTANT_FORMAT}"}, got ${typeof attribute === 'string' ? shownText(attribute) : shownValue(attribute)}`);
   }
   const { type, value } = attribute as { type?: unknown; value?: unknown };
   if (type !== TIME_INSTANT_TYPE) throw badRequest(`Asset attribute TimeInstant.type must be ${TIME_INSTANT_TYPE}`);
@@ -62,12 +62,35 @@ export function readTimeInstant(attribute: unknown): number {
     throw badRequest('Asset attribute TimeInstant.value not provided!');
   }
   if (typeof value !== 'string') {
-    throw badRequest(`Asset attribute TimeInstant.value must be a string in the format ${TIME_INSTANT_FORMAT}`);
+    throw badRequest(`Asset attribute TimeInstant.value must be a string: expected ${TIME_INSTANT_FORMAT}, got ${shownValue(value)}`);
   }
   const parsed = parseInstant(value);
   if (parsed.ok) return parsed.epochMs;
   if (parsed.reason === 'calendar') {
-    throw badRequest(`Asset attribute TimeInstant.value is not a real calendar instant: ${value}`);
+    throw badRequest(`Asset attribute TimeInstant.value is not a real calendar instant: expected ${TIME_INSTANT_FORMAT} naming a real date and time, got ${shownText(value)}`);
   }
-  throw badRequest(`Asset attribute TimeInstant.value is not in the required format ${TIME_INSTANT_FORMAT}`);
+  const hint = formatHint(value);
+  throw badRequest(`Asset attribute TimeInstant.value is not in the required format: expected ${TIME_INSTANT_FORMAT}, got ${shownText(value)}${hint ? ` (${hint})` : ''}`);
+}
+
+/** The text a site sent, quoted, cut short when it is long (a message never echoes a whole body). */
+const shownText = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+
+/** A value that is not a string, as a message shows it: the JSON text and what kind of value it is. */
+function shownValue(value: unknown): string {
+  const kind = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  const text = JSON.stringify(value) ?? String(value);
+  return `${text.length > 60 ? `${text.slice(0, 57)}...` : text} (${kind})`;
+}
+
+/** What a date-time of almost the right shape lacks, when one difference explains it. */
+function formatHint(text: string): string | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return 'a date without a time';
+  if (/^\d{4}-\d{2}-\d{2} /.test(text)) return "a space where the 'T' goes";
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$/.test(text)) return 'no milliseconds';
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/.test(text)) return 'milliseconds must have exactly three digits';
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+([+-]\d{2}(:?\d{2})?)$/.test(text)) return "an offset: only UTC, written 'Z', is accepted";
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(text)) return "no zone: UTC is written 'Z'";
+  if (/^\d{4}-\d{2}-\d{2}[Tt][\d:.]+[Zz]$/.test(text)) return "'T' and 'Z' are upper-case";
+  return undefined;
 }

@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const NGSI = require('ngsijs') as any;
 
 const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
-const NOTIFICATION = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/orion-v2-notification-sample.json', import.meta.url), 'utf8')) as {
+const NOTIFICATION = JSON.parse(fs.readFileSync(new URL('../fixtures/orion-v2-notification-sample.json', import.meta.url), 'utf8')) as {
   body: { data: Array<Record<string, unknown>> };
 };
 
@@ -74,7 +74,7 @@ describeEachStore('federation with real clients', (platform) => {
 
     const badTime = await rejection(connection.v2.createEntity({ id: `${id}:x`, type: 'urn:oc:entityType:iotdevice', TimeInstant: TI('2016-10-04T13:45:00Z') }));
     assert.ok(badTime instanceof NGSI.BadRequestError, String(badTime));
-    assert.equal(badTime.message, 'Asset attribute TimeInstant.value is not in the required format YYYY-MM-DDTHH:mm:ss.SSSZ');
+    assert.equal(badTime.message, 'Asset attribute TimeInstant.value is not in the required format: expected YYYY-MM-DDTHH:mm:ss.SSSZ, got "2016-10-04T13:45:00Z" (no milliseconds)');
 
     const badPrefix = await rejection(connection.v2.appendEntityAttributes({ id: 'urn:oc:entity:london:x', TimeInstant: TI() }));
     assert.ok(badPrefix instanceof NGSI.BadRequestError, String(badPrefix));

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT, opencity, runTs } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
@@ -14,15 +15,10 @@ import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
  * loopback port, over the demo data set. Each step leaves a screenshot in test-artifacts/observatory/.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'observatory');
 const DIST = path.join(ROOT, 'web', 'dist', 'index.html');
 const USER = 'observer';
 const PASSWORD = 'a long demo passphrase';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -41,7 +37,7 @@ async function ensureBuilt(): Promise<void> {
   await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'error' });
 }
 
-const skip = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium();
 
 describe('observatory page', { skip, timeout: 480_000 }, () => {
   let db: TestDatabase;
@@ -63,6 +59,7 @@ describe('observatory page', { skip, timeout: 480_000 }, () => {
   const shown = async (): Promise<number> => Number(await page.getAttribute('[data-testid="map-status"]', 'data-count'));
 
   before(async () => {
+    requireChromium();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await ensureBuilt();
     db = await createTestDatabase('sqlite');

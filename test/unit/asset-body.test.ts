@@ -111,7 +111,7 @@ describe('asset update body', () => {
   it('requires a body object and a TimeInstant', () => {
     rejects(() => readAssetUpdate(3), 'HTTP body must be a JSON object');
     rejects(() => readAssetUpdate({}), 'Asset attribute TimeInstant in payload not found!');
-    rejects(() => readAssetUpdate({ TimeInstant: { ...TI, value: '2016-02-30T00:00:00.000Z' } }), 'Asset attribute TimeInstant.value is not a real calendar instant: 2016-02-30T00:00:00.000Z');
+    rejects(() => readAssetUpdate({ TimeInstant: { ...TI, value: '2016-02-30T00:00:00.000Z' } }), 'Asset attribute TimeInstant.value is not a real calendar instant: expected YYYY-MM-DDTHH:mm:ss.SSSZ naming a real date and time, got "2016-02-30T00:00:00.000Z"');
   });
 });
 
@@ -144,7 +144,7 @@ describe('stored state', () => {
  * stricter: the type must start with urn:oc:entityType: (checked before TimeInstant).
  */
 describe('the 32 real example payloads', () => {
-  const examples = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/federated-data-assets.json', import.meta.url), 'utf8')) as Array<{
+  const examples = JSON.parse(fs.readFileSync(new URL('../fixtures/federated-data-assets.json', import.meta.url), 'utf8')) as Array<{
     asset: Record<string, unknown>; client_id_assumed: string; central_oc_proxy_verdict: { status: number | string; description?: string };
   }>;
   const TYPE_PREFIX_FIRST = new Set(['bus:line', 'section', 'city:event', 'urn:oc:entity:parkingZone:loadunload', 'agenda:event']);

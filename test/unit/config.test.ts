@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, parseDuration } from '../../src/config.js';
+import { ConfigError, environmentHelp, EnvSchema, loadConfig, parseDuration, VARIABLES } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -42,6 +42,27 @@ describe('configuration', () => {
       assert.throws(() => loadConfig({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.message.includes(name));
     });
   }
+
+  it('never shows the value of a secret in its error', () => {
+    assert.throws(() => loadConfig({ OPENCITY_ADMIN_SECRET: 'hunter2-short' }), (e: unknown) =>
+      e instanceof ConfigError && e.message.includes('OPENCITY_ADMIN_SECRET') && !e.message.includes('hunter2') && e.message.includes('at least 16 characters'));
+  });
+
+  it('reads LOG_FORMAT (json, pretty; auto when unset)', () => {
+    assert.equal(loadConfig({}).logFormat, 'auto');
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }).logFormat, 'json');
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+    assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), (e: unknown) => e instanceof ConfigError && e.message.includes('LOG_FORMAT'));
+  });
+
+  it('describes every variable of the schema with its default', () => {
+    const help = environmentHelp();
+    for (const name of Object.keys(EnvSchema.properties)) {
+      const line = help.split('\n').find((l) => l.trim().startsWith(`${name} `));
+      assert.ok(line, `${name} is described`);
+      assert.ok(line.includes(`(default: ${VARIABLES[name as keyof typeof VARIABLES].default})`), `${name} has its default`);
+    }
+  });
 
   it('wants AUTH_ISSUER and AUTH_JWKS_URL together', () => {
     assert.throws(() => loadConfig({ AUTH_ISSUER: 'https://kc.example.org/realms/x' }), ConfigError);

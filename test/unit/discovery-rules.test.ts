@@ -279,3 +279,17 @@ describe('visible assets', () => {
     assert.deepEqual(visibleAssets(caller({ roles: ['administator'] })), { all: true });
   });
 });
+
+describe('one date rule for discovery and the datasource', () => {
+  it('discovery reads a date as the datasource does: +01 offsets, , fractions and years 0–99 alike', async () => {
+    const { parseIsoDate } = await import('../../src/domain/history-dates.js');
+    for (const text of ['2017-01-09T19:26:35,5+01', '0099-03-01T00:00Z', '2017-01-09', '2017-01-09T19:26Z', '2017-01-09T19:26:35.000+01:00', '2017-01-09t19:26z']) {
+      assert.equal(parseInstant('lastUpdated', text), parseIsoDate(text), text);
+    }
+    assert.equal(parseInstant('x', '0099-03-01T00:00Z'), Date.parse('0099-03-01T00:00:00.000Z'));
+    for (const text of ['2017-02-30', '2017-01-09T24:00Z', 'yesterday']) {
+      assert.equal(parseIsoDate(text), undefined, text);
+      assert.throws(() => parseInstant('lastUpdated', text), (e: Error) => e.message.includes(`got ${JSON.stringify(text)}`), text);
+    }
+  });
+});

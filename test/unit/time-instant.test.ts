@@ -12,7 +12,7 @@ import { answered } from '../helpers/answered.js';
  * stricter (UTC with an upper-case Z only, a real instant, a string), the
  * deviation is listed here with its reason; every other case keeps its verdict.
  */
-const CASES = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/data/timeinstant-format-cases.json', import.meta.url), 'utf8')) as {
+const CASES = JSON.parse(fs.readFileSync(new URL('../fixtures/timeinstant-format-cases.json', import.meta.url), 'utf8')) as {
   stringValues: Array<{ value: string; accepted: boolean }>;
   nonStringValues: Array<{ label: string; value: unknown; accepted: boolean }>;
   falsyValues: Array<{ label: string; value: unknown }>;
@@ -40,7 +40,9 @@ const failure = (value: unknown): string => {
   return 'accepted';
 };
 
-const FORMAT = 'Asset attribute TimeInstant.value is not in the required format YYYY-MM-DDTHH:mm:ss.SSSZ';
+/** A format error says what was expected and what came (and, when one difference explains it, which). */
+const FORMAT = (value: string): RegExp =>
+  new RegExp(`^Asset attribute TimeInstant\\.value is not in the required format: expected YYYY-MM-DDTHH:mm:ss\\.SSSZ, got ${JSON.stringify(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\(.+\\))?$`);
 
 describe('TimeInstant: the 36 reference string cases', () => {
   assert.equal(CASES.stringValues.length, 36);
@@ -56,8 +58,9 @@ describe('TimeInstant: the 36 reference string cases', () => {
       const shape = parseInstant(c.value);
       assert.equal(shape.ok, false);
       // A right shape that names no real instant says so; anything else is a format error.
-      if (!shape.ok && shape.reason === 'calendar') assert.equal(outcome, `Asset attribute TimeInstant.value is not a real calendar instant: ${c.value}`);
-      else assert.equal(outcome, FORMAT);
+      if (!shape.ok && shape.reason === 'calendar') {
+        assert.equal(outcome, `Asset attribute TimeInstant.value is not a real calendar instant: expected YYYY-MM-DDTHH:mm:ss.SSSZ naming a real date and time, got ${JSON.stringify(c.value)}`);
+      } else assert.match(outcome, FORMAT(c.value));
     });
   }
   it('explains impossible dates as such', () => {
@@ -70,7 +73,10 @@ describe('TimeInstant: the 36 reference string cases', () => {
 describe('TimeInstant: non-string and falsy values', () => {
   for (const c of CASES.nonStringValues) {
     it(`${c.label} is rejected${c.accepted ? ' (the original accepted it; a value must be a string)' : ''}`, () => {
-      assert.equal(failure(c.value), 'Asset attribute TimeInstant.value must be a string in the format YYYY-MM-DDTHH:mm:ss.SSSZ');
+      const kind = Array.isArray(c.value) ? 'an array' : typeof c.value === 'object' ? 'an object' : `a ${typeof c.value}`;
+      const text = JSON.stringify(c.value) ?? String(c.value);
+      const got = `${text.length > 60 ? `${text.slice(0, 57)}...` : text} (${kind})`;
+      assert.equal(failure(c.value), `Asset attribute TimeInstant.value must be a string: expected YYYY-MM-DDTHH:mm:ss.SSSZ, got ${got}`);
     });
   }
   for (const c of CASES.falsyValues) {
@@ -89,10 +95,26 @@ describe('TimeInstant: the attribute itself', () => {
       assert.throws(() => answered(() => readTimeInstant(v)), { status: 400, message: 'Asset attribute TimeInstant in payload not found!' });
     }
   });
-  it('not an object: says what it must be', () => {
-    for (const v of ['2016-10-04T13:45:00.000Z', 17, true, [{ type: TIME_INSTANT_TYPE, value: '2016-10-04T13:45:00.000Z' }]]) {
-      assert.throws(() => readTimeInstant(v), { message: 'Asset attribute TimeInstant must be an object with type and value' });
+  it('not an object: says what it must be and what came', () => {
+    const expected = 'Asset attribute TimeInstant must be an object with type and value: expected {"type":"urn:oc:attributeType:ISO8601","value":"YYYY-MM-DDTHH:mm:ss.SSSZ"}, got ';
+    for (const [v, got] of [
+      ['2016-10-04T13:45:00.000Z', '"2016-10-04T13:45:00.000Z"'], [17, '17 (a number)'], [true, 'true (a boolean)'],
+      [[{ type: TIME_INSTANT_TYPE, value: '2016-10-04T13:45:00.000Z' }], '[{"type":"urn:oc:attributeType:ISO8601","value":"2016-10-... (an array)'],
+    ] as const) {
+      assert.throws(() => readTimeInstant(v), { message: `${expected}${got}` });
     }
+  });
+
+  it('a string of the wrong shape: says what was expected, what came and, when one difference explains it, which', () => {
+    const message = (got: string, hint?: string) => `Asset attribute TimeInstant.value is not in the required format: expected YYYY-MM-DDTHH:mm:ss.SSSZ, got ${got}${hint ? ` (${hint})` : ''}`;
+    for (const [value, hint] of [
+      ['2016-12-01T10:00:00Z', 'no milliseconds'], ['2016-12-01', 'a date without a time'], ['2016-12-01 10:00:00.000Z', "a space where the 'T' goes"],
+      ['2016-12-01T10:00:00.0Z', 'milliseconds must have exactly three digits'], ['2016-12-01T10:00:00.000+01:00', "an offset: only UTC, written 'Z', is accepted"],
+      ['2016-12-01T10:00:00.000', "no zone: UTC is written 'Z'"], ['2016-12-01t10:00:00.000z', "'T' and 'Z' are upper-case"], ['soon', undefined],
+    ] as const) {
+      assert.throws(() => readTimeInstant({ type: TIME_INSTANT_TYPE, value }), { message: message(JSON.stringify(value), hint) }, value);
+    }
+    assert.throws(() => readTimeInstant({ type: TIME_INSTANT_TYPE, value: 'x'.repeat(1000) }), { message: message(JSON.stringify(`${'x'.repeat(57)}...`)) });
   });
   it('wrong or missing type', () => {
     for (const type of [undefined, 'ISO8601', 'urn:oc:attributeType:iso8601', 42]) {

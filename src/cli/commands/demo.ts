@@ -26,7 +26,7 @@ const positiveInt = (name: string, min: number, max: number) => (value: string) 
 
 export function demoCommands(program: Command): void {
   program.command('demo')
-    .description('load the demo city: the real OrganiCity sites, types and asset positions, with a week of synthetic readings (idempotent)')
+    .description('load the demo city: the real OrganiCity sites, types and asset positions, with a week of synthetic readings for the featured assets (idempotent)')
     .option('--days <n>', 'days of history of the featured assets', positiveInt('days', 1, 31), 7)
     .option('--step <minutes>', 'minutes between two readings of a featured asset', positiveInt('step', 5, 1440), 30)
     .option('--json', 'print the summary as JSON')

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ROOT } from '../helpers/cli.js';
+import { startServer, type ServerProcess } from '../helpers/hardening-server.js';
+
+/**
+ * The README's "What you do next" steps, run as written in one shell, so that the README cannot
+ * drift from what the platform does. Two things differ from a person's terminal: the server is
+ * this test's own (its sources, a fresh SQLite file, a free loopback port instead of 8080), and
+ * `npx opencity` runs the command from its sources, so that no build is needed. `npm run demo`
+ * (step 5) loads a week of data into thousands of assets; the demo loader has tests of its own.
+ */
+
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const ASSET = 'urn:oc:entity:santander:environmental:libelium:g1:sensor1';
+
+/** The ```sh blocks of a section of the README, in order. */
+export function shellBlocks(markdown: string, section: string): string[] {
+  const start = markdown.indexOf(`## ${section}\n`);
+  assert.ok(start >= 0, `the README has a section "${section}"`);
+  const end = markdown.indexOf('\n## ', start + 1);
+  const text = markdown.slice(start, end < 0 ? undefined : end);
+  return [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+}
+
+/** The lines a block's comments say it prints (`# HTTP/1.1 201 Created`, `# location: …`). */
+const expectedLines = (block: string): string[] =>
+  block.split('\n').filter((l) => /^# (HTTP\/|location:)/i.test(l)).map((l) => l.slice(2));
+
+function runShell(script: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | string; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? -1, out });
+    });
+  });
+}
+
+describe("the README's steps, as written", { timeout: 240_000 }, () => {
+  let dir: string;
+  let server: ServerProcess;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opencity-readme-'));
+    server = await startServer({ DATABASE_URL: `sqlite:${path.join(dir, 'opencity.db')}`, LOG_FORMAT: 'json' });
+  });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the first block installs and starts, the second tests', () => {
+    const intro = README.slice(0, README.indexOf('\n## '));
+    const [first, second] = [...intro.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+    assert.equal(first?.trim(), 'npm install && npm start');
+    assert.equal(second?.trim(), 'npm test');
+  });
+
+  it('adds a site, gets a token, pushes and updates an asset and reads it back', async () => {
+    const blocks = shellBlocks(README, 'What you do next');
+    assert.ok(blocks.length >= 5, 'steps 1 to 5');
+    const steps = blocks.filter((b) => !/\bnpm run demo\b/.test(b));
+    assert.equal(steps.length, 4);
+    const port = String(server.port);
+    const script = [
+      'set -euo pipefail',
+      // `npx opencity` is the command from its sources, on this test's store.
+      `npx() { if [ "$1" = opencity ]; then shift; node --import tsx ${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))} "$@"; else command npx "$@"; fi; }`,
+      // Markers on lines of their own (curl -s prints its answer without a final newline).
+      ...steps.map((block, i) => `printf '\\n@@step ${i + 1}@@\\n'\n${block.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)}`),
+      "printf '\\n@@end@@\\n'",
+      'test -n "$SECRET" && test "$SECRET" != null && test -n "$TOKEN" && test "$TOKEN" != null && echo "secret and token are set"',
+    ].join('\n');
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'opencity.db')}`, LOG_LEVEL: 'silent', NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1',
+    };
+    const { code, out } = await runShell(script, env, 180_000);
+    assert.equal(code, 0, out);
+    const parts = out.split(/^@@(?:step \d+|end)@@$/m).slice(1, -1);
+    assert.equal(parts.length, 4, out);
+    for (const [i, block] of steps.entries()) {
+      for (const line of expectedLines(block)) {
+        const pattern = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '.*')}\\r?$`, 'm');
+        assert.match(parts[i] as string, pattern, `step ${i + 1} prints "${line}"`);
+      }
+    }
+    assert.match(out, /^secret and token are set$/m);
+    // Discovery lists the asset and its site; the datasource has both readings.
+    assert.ok((parts[3] as string).includes(`"id":"${ASSET}"`), parts[3]);
+    assert.ok((parts[3] as string).includes('"id":"santander"'), parts[3]);
+    assert.match(parts[3] as string, /"attrValue":"14\.5"\}.*"attrValue":"14\.9"\}/);
+  });
+});
