@@ -1,4 +1,4 @@
-import type { NgsiAttributes } from './asset-body.js';
+import { readingValue, type NgsiAttribute, type NgsiAttributes } from './asset-body.js';
 import type { Position } from './position.js';
 import type { AssetUrn } from './urn.js';
 
@@ -15,6 +15,14 @@ export interface ReadingInput {
   value: string;
 }
 
+/** The readings a write appends to the history: one per attribute it sets, in the request's order. */
+export function readingsOf(attributes: NgsiAttributes): ReadingInput[] {
+  return Object.keys(attributes).map((name) => {
+    const a = attributes[name] as NgsiAttribute;
+    return { name, type: a.type, value: readingValue(a.value) };
+  });
+}
+
 export interface NewAsset {
   id: string;
   type: string;
@@ -24,7 +32,6 @@ export interface NewAsset {
   position: Position | undefined;
   recordedAt: number;
   receivedAt: number;
-  readings: ReadingInput[];
 }
 
 export interface CreateInput {
@@ -50,7 +57,6 @@ export interface AssetChange {
   position: Position | undefined;
   recordedAt: number;
   receivedAt: number;
-  readings: ReadingInput[];
 }
 
 export interface AssetDeletion {

@@ -1,7 +1,7 @@
 import { activityHour } from './activity.js';
 import { mergeAttributes, type NgsiAttribute } from './asset-body.js';
 import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
-import type { AssetChange } from './asset-writes.js';
+import { readingsOf, type AssetChange } from './asset-writes.js';
 import type { ChangeRecord } from './changes.js';
 
 /**
@@ -95,7 +95,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       const change = input.changes[name] as NgsiAttribute;
       if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
     }
-    for (const r of input.readings) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
+    for (const r of readingsOf(input.changes)) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
     asset.attrs = mergeAttributes(asset.attrs, input.changes);
     const to = input.position;
     if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {

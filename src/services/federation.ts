@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { readAssetCreation, readAssetUpdate, readingValue, type NgsiAttributes } from '../domain/asset-body.js';
-import type { CreateOutcome, ReadingInput } from '../domain/asset-writes.js';
+import { readAssetCreation, readAssetUpdate } from '../domain/asset-body.js';
+import type { CreateOutcome } from '../domain/asset-writes.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
@@ -50,12 +50,6 @@ function refusedCreate(outcome: Exclude<CreateOutcome, { kind: 'created' }>, sit
   return badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
 }
 
-const readingsOf = (attributes: NgsiAttributes): ReadingInput[] =>
-  Object.keys(attributes).map((name) => {
-    const a = attributes[name] as NgsiAttributes[string];
-    return { name, type: a.type, value: readingValue(a.value) };
-  });
-
 /** POST /v2/entities: 201 with a Location, 422 when a live asset has that id, 400 at quota. */
 export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unknown): Promise<CreatedAsset> {
   const site = await siteOf(ctx, siteRef);
@@ -75,7 +69,6 @@ export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unkno
       position,
       recordedAt: creation.recordedAt,
       receivedAt,
-      readings: readingsOf(creation.attributes),
     },
     defaultQuota: ctx.config.siteQuota,
     registerType: !typeKnown,
@@ -103,7 +96,6 @@ export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
     position,
     recordedAt: update.recordedAt,
     receivedAt,
-    readings: readingsOf(update.attributes),
   } });
   if (!found) throw new AppError('ASSET_NOT_FOUND');
 }

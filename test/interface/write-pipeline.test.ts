@@ -25,7 +25,7 @@ function creation(name: string, recordedAt: number = NOW): CreateInput {
   return {
     asset: {
       id, type: 'urn:oc:entityType:thermometer', urn: parseAssetUrn(id, SITE), attributes, position: undefined,
-      recordedAt, receivedAt: NOW, readings: [{ name: 'temperature', type: 'urn:oc:attributeType:temperature', value: '21.5' }],
+      recordedAt, receivedAt: NOW,
     },
     registerType: true,
     defaultQuota: 100,

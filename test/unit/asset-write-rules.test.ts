@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { activityHour } from '../../src/domain/activity.js';
 import { netActivityMoves } from '../../src/domain/asset-counters.js';
-import type { AssetChange, CreateInput } from '../../src/domain/asset-writes.js';
+import { readingsOf, type AssetChange, type CreateInput } from '../../src/domain/asset-writes.js';
 import { CreateDecisions, creationCounts } from '../../src/domain/create-decisions.js';
 import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../src/domain/update-plan.js';
 import { parseAssetUrn } from '../../src/domain/urn.js';
@@ -18,7 +18,7 @@ function creation(name: string, site = 'santander', quota = 100): CreateInput {
   return {
     asset: {
       id, type: 'urn:oc:entityType:thermometer', urn: parseAssetUrn(id, site), attributes: { temperature: { type: TEMP, value: '20', metadata: {} } },
-      position: undefined, recordedAt: T0, receivedAt: T0, readings: [{ name: 'temperature', type: TEMP, value: '20' }],
+      position: undefined, recordedAt: T0, receivedAt: T0,
     },
     registerType: true,
     defaultQuota: quota,
@@ -32,7 +32,6 @@ const current = (id: string, attrs: object, lastReadingAt = T0): CurrentAsset =>
 
 const change = (id: string, changes: AssetChange['changes'], receivedAt: number, extra: Partial<AssetChange> = {}): AssetChange => ({
   id, expectedType: undefined, changes, position: undefined, recordedAt: receivedAt, receivedAt,
-  readings: Object.keys(changes).map((name) => ({ name, type: (changes[name] as { type: string }).type, value: String((changes[name] as { value: unknown }).value) })),
   ...extra,
 });
 
@@ -100,5 +99,21 @@ describe('activity moves', () => {
     const key = { site: 's', service: '', provider: '', type: 't' };
     assert.deepEqual(netActivityMoves([{ key, from: 10, to: 11, n: 2 }, { key, from: 11, to: 10, n: 2 }, { key, from: 11, to: 12, n: 1 }]),
       [{ key, hour: 11, by: -1 }, { key, hour: 12, by: 1 }]);
+  });
+});
+
+describe('readings of a write', () => {
+  it('appends one reading per attribute it sets, in order: strings as sent, anything else as its JSON text', () => {
+    assert.deepEqual(readingsOf({
+      temperature: { type: TEMP, value: '52.00', metadata: {} },
+      humidity: { type: 'Number', value: 40, metadata: {} },
+      location: { type: 'geo:json', value: { type: 'Point', coordinates: [-3.8, 43.46] }, metadata: {} },
+      nothing: { type: 'Text', value: null, metadata: {} },
+    }), [
+      { name: 'temperature', type: TEMP, value: '52.00' },
+      { name: 'humidity', type: 'Number', value: '40' },
+      { name: 'location', type: 'geo:json', value: '{"type":"Point","coordinates":[-3.8,43.46]}' },
+      { name: 'nothing', type: 'Text', value: 'null' },
+    ]);
   });
 });

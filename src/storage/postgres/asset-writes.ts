@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { activityHour } from '../../domain/activity.js';
 import { counterKey, netActivityMoves, type ActivityDelta } from '../../domain/asset-counters.js';
-import type { AssetChange, CreateInput, CreateOutcome } from '../../domain/asset-writes.js';
+import { readingsOf, type AssetChange, type CreateInput, type CreateOutcome } from '../../domain/asset-writes.js';
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { attributesOf, CreateDecisions, type SiteState } from '../../domain/create-decisions.js';
 import type { Position } from '../../domain/position.js';
@@ -186,7 +186,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   }
   if (chosen.length > 0) {
     const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
-    const readings = chosen.flatMap(({ input: { asset } }) => asset.readings.map((r) => ({ id: asset.id, ...r })));
+    const readings = chosen.flatMap(({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
     const attributes = chosen.flatMap(({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
     const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
     const result = await CREATE_BATCH.run(session, [

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { attributesOf, creationCounts, CreateDecisions } from '../../domain/create-decisions.js';
 import { latestAttributeRows, planUpdates, type AttributeRow, type CurrentAsset, type ReadingRow } from '../../domain/update-plan.js';
-import type { CreateInput, CreateOutcome } from '../../domain/asset-writes.js';
+import { readingsOf, type CreateInput, type CreateOutcome } from '../../domain/asset-writes.js';
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 import type { AssetWrites } from '../ports.js';
@@ -160,7 +160,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 
   // What the creates keep beside their rows, in few statements for the whole batch.
   await addReadings(session, created.flatMap(({ input: { asset }, seq }) =>
-    asset.readings.map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
+    readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
   await recordAttributes(session, created.flatMap(({ input: { asset }, seq }) => attributesOf(asset).map((a) => ({ seq, ...a }))));
   const { counts, activity, types } = creationCounts(created.map((c) => c.input));
   for (const { key, n } of counts) await incrementCount(session, key, n);
