@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * `/docs` in real headless Chromium over plain HTTP under a name other than localhost (which the
@@ -14,16 +14,6 @@ import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '.
 
 const NAME = 'opencity.test';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('API documents in a browser', { skip: skipWithoutChromium(), timeout: 120_000 }, () => {
   let platform: OpenCity;

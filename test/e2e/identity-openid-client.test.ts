@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -8,15 +7,9 @@ import { testConfig } from '../../src/config.js';
 import { registerClient } from '../../src/identity/clients.js';
 import { registerUser } from '../../src/identity/users.js';
 import { STORES, createTestStore } from '../helpers/stores.js';
+import { freePort } from '../helpers/free-port.js';
 
 /** A port nobody listens on now, so that the issuer URL (which openid-client checks exactly) is known before the app is built. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const REDIRECT = 'http://127.0.0.1/e2e/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -9,6 +8,7 @@ import { testConfig } from '../../src/config.js';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT, opencity, runTs } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * The observatory page in real headless Chromium against the whole platform, in-process on a
@@ -20,16 +20,6 @@ const DIST = path.join(ROOT, 'web', 'dist', 'index.html');
 const USER = 'observer';
 const PASSWORD = 'a long demo passphrase';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function ensureBuilt(): Promise<void> {
   if (fs.existsSync(DIST)) return;

@@ -1,21 +1,13 @@
 import type { Store } from '../store.js';
+import type { SiteRecord } from './sites.js';
 
 /**
  * What operators do to sites from the command line: create without touching an existing one,
  * change some details, list, remove. Plain statements that run unchanged on both stores.
  */
 
-export interface NewSite {
-  id: string;
-  name: string;
-  type: string;
-  latitude: number;
-  longitude: number;
-  countryCode: string | null;
-  country: string | null;
-  city: string | null;
-  quota: number | null;
-}
+/** A site as operators create it. */
+export type NewSite = SiteRecord;
 
 /** The details `opencity site update` may change; an absent one is kept. */
 export type SiteChanges = Partial<Omit<NewSite, 'id' | 'type'>>;
