@@ -120,6 +120,9 @@ async function rawFloor(): Promise<LoadResult> {
   }
 }
 
+/** PostgreSQL updates against bare node:http, as recorded before the change log was written (the issue asks for no less). */
+const POSTGRES_UPDATE_RATIO_BEFORE = 0.18;
+
 const federation: Scenario = {
   name: 'federation',
   description: 'Federation writes (update with 3 attributes, create), 64 connections, SQLite and PostgreSQL, against bare node:http and the raw SQLite floor.',
@@ -136,8 +139,11 @@ const federation: Scenario = {
       { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'bare node:http 204', baseline: bare204, goal: '>= 10,000/s, p99 < 25 ms', met: fast(sqlite.update, 10_000) },
       { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'raw floor: node:http + SQLite, group commit', baseline: floor, goal: 'ratio >= 0.8', met: sqlite.update.rps >= 0.8 * floor.rps && sqlite.update.errors === 0 },
       { name: `create, SQLite (${CONNECTIONS} conns)`, result: sqlite.create, baselineName: 'bare node:http 201', baseline: bare201, goal: '>= 8,000/s', met: sqlite.create.rps >= 8000 && sqlite.create.errors === 0 },
-      { name: `update, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.update, baselineName: 'bare node:http 204', baseline: bare204, goal: 'reported; no errors', met: postgres.update.errors === 0 },
-      { name: `create, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.create, baselineName: 'bare node:http 201', baseline: bare201, goal: 'reported; no errors', met: postgres.create.errors === 0 },
+      {
+        name: `update, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.update, baselineName: 'bare node:http 204', baseline: bare204,
+        goal: `ratio >= ${POSTGRES_UPDATE_RATIO_BEFORE} (as before the change log)`, met: postgres.update.rps >= POSTGRES_UPDATE_RATIO_BEFORE * bare204.rps && postgres.update.errors === 0,
+      },
+      { name: `create, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.create, baselineName: 'bare node:http 201', baseline: bare201, goal: '>= 5,000/s', met: postgres.create.rps >= 5000 && postgres.create.errors === 0 },
     ];
   },
 };
