@@ -7,7 +7,7 @@ import {
 } from '../../contracts/datasource.js';
 import { notFound } from '../../domain/errors.js';
 import { parseHistoryQuery } from '../../domain/history-query.js';
-import { canSee } from '../../domain/visibility.js';
+import { visibleOrNotFound } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
 import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import {
@@ -35,10 +35,7 @@ const security: Array<Record<string, string[]>> = [{}, { bearer: [] }];
  */
 async function visibleAsset(ctx: AppContext, request: FastifyRequest, assetId: string, type: string | undefined): Promise<HistoryAsset> {
   const asset = await findHistoryAsset(ctx.store, assetId);
-  if (!asset || !canSee(request.caller, asset) || (type !== undefined && type !== asset.type)) {
-    throw notFound(`The asset '${assetId}' has not been found`);
-  }
-  return asset;
+  return visibleOrNotFound(request.caller, assetId, asset && (type === undefined || type === asset.type) ? asset : undefined);
 }
 
 function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyReply {

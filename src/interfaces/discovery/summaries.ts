@@ -5,7 +5,8 @@ import {
 } from '../../contracts/discovery.js';
 import { onlineSince } from '../../domain/activity.js';
 import { canonicalAssetType } from '../../domain/asset-listing.js';
-import { badRequest, notFound } from '../../domain/errors.js';
+import { notFound } from '../../domain/errors.js';
+import { invalidParameter } from '../../domain/query-parameter.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import { countAssetsBy, type Counted, type CountScope } from '../../storage/repositories/discovery-counts.js';
 import { findSite, listSites } from '../../storage/repositories/sites.js';
@@ -20,7 +21,7 @@ const CITY_SITES_ONLY = [EXPERIMENTERS_SITE];
 
 function typesOf(type: string | undefined): string[] | undefined {
   if (type === undefined) return undefined;
-  if (type.trim() === '') throw badRequest("Invalid query parameter 'type': must not be empty");
+  if (type.trim() === '') throw invalidParameter('type', 'must not be empty');
   return [canonicalAssetType(type.trim())];
 }
 
