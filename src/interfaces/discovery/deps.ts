@@ -12,9 +12,6 @@ export interface DiscoveryDeps {
   links: Links;
 }
 
-/** The bearer token is optional everywhere in discovery: it only widens what is visible. */
-export const optionalBearer: Array<Record<string, string[]>> = [{}, { bearer: [] }];
-
 /**
  * The asset `urn`, when the caller may see it. Unknown and invisible (another
  * experiment's asset) look alike, so a private asset's existence is not revealed.
