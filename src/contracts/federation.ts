@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { QueryObject } from './query.js';
+import { bearerRequired } from './security.js';
 
 /**
  * Federation interface (spec part A) schemas. They document the interface in
@@ -67,7 +68,7 @@ const errors = {
 export const createSchema = {
   tags: ['federation'],
   summary: 'Create an asset',
-  security: [{ bearer: [] }],
+  security: bearerRequired,
   headers: WriteHeaders,
   body: AssetCreation,
   response: {
@@ -82,7 +83,7 @@ export const createSchema = {
 export const updateSchema = {
   tags: ['federation'],
   summary: 'Update or append attributes of an asset',
-  security: [{ bearer: [] }],
+  security: bearerRequired,
   headers: WriteHeaders,
   params: AssetParams,
   querystring: EntityQuery,
@@ -99,7 +100,7 @@ export const updateSchema = {
 export const deleteSchema = {
   tags: ['federation'],
   summary: 'Delete an asset (its history stays readable)',
-  security: [{ bearer: [] }],
+  security: bearerRequired,
   params: AssetParams,
   querystring: EntityQuery,
   response: { 204: { type: 'null', description: 'Deleted' }, ...errors, 404: { ...errorRef, description: 'No such asset' } },
@@ -108,7 +109,7 @@ export const deleteSchema = {
 export const getSchema = {
   tags: ['federation'],
   summary: "Read one of the site's own assets",
-  security: [{ bearer: [] }],
+  security: bearerRequired,
   params: AssetParams,
   querystring: GetEntityQuery,
   response: { 200: Asset, ...errors, 404: { ...errorRef, description: 'No such asset' } },

@@ -3,8 +3,12 @@
  * type, URN prefix, update time), in which order, and which page of them.
  * Query parameters arrive as text or numbers; every bad one is a 400 naming it.
  */
-import { badRequest } from './errors.js';
 import { DATE_EXAMPLES, parseIsoDate } from './history-dates.js';
+import type { Page } from './page.js';
+import { invalidParameter as invalid } from './query-parameter.js';
+import { wholeNumberWithin } from './whole-number.js';
+
+export type { Page } from './page.js';
 
 export const DEFAULT_PER = 30;
 export const MAX_PER = 1000;
@@ -36,11 +40,6 @@ export interface Ordering {
   order: SortOrder;
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
-
 export interface AssetListing {
   selection: AssetSelection;
   ordering: Ordering;
@@ -65,21 +64,17 @@ export interface ListingParams {
   sample?: string;
 }
 
-const invalid = (name: string, why: string) => badRequest(`Invalid query parameter '${name}': ${why}`);
-
 /** Short type names (`iotdevice`) stand for `urn:oc:entityType:iotdevice`; the dictionary's lower-case `entitytype` spelling is read as the canonical one. */
 export function canonicalAssetType(type: string): string {
   if (/^urn:oc:entitytype:/i.test(type)) return ENTITY_TYPE_PREFIX + type.slice(ENTITY_TYPE_PREFIX.length);
   return type.startsWith('urn:') ? type : ENTITY_TYPE_PREFIX + type;
 }
 
-/** A whole number within [min, max] written in decimal digits; undefined when absent. */
+/** A whole number within [min, max] (the rule of whole-number.ts); undefined when absent. */
 export function wholeNumber(name: string, text: string | undefined, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
-  const trimmed = text.trim();
-  if (!/^[+]?\d{1,16}$/.test(trimmed)) throw invalid(name, `must be a whole number between ${min} and ${max}`);
-  const value = Number(trimmed);
-  if (value < min || value > max) throw invalid(name, `must be a whole number between ${min} and ${max}`);
+  const value = wholeNumberWithin(text, min, max);
+  if (value === undefined) throw invalid(name, `must be a whole number between ${min} and ${max}`);
   return value;
 }
 

@@ -8,9 +8,9 @@
  * - `city`: only that site's assets.
  */
 import { isIP } from 'node:net';
-import { badRequest } from './errors.js';
 import { kmToRadians, type Circle, type Point, type Ring } from './geo.js';
 import { DEFAULT_RADIUS_KM, MAX_POLYGON_VERTICES } from './geo-limits.js';
+import { invalidParameter as invalid } from './query-parameter.js';
 
 /**
  * Geographic searches count their matches up to this many: a dense area may
@@ -42,7 +42,6 @@ export type IpLocator = (ip: string) => Point | undefined;
 /** Without an IP location database (IP_LOCATION_DB), every address is unknown. */
 export const noIpLocations: IpLocator = () => undefined;
 
-const invalid = (name: string, why: string) => badRequest(`Invalid query parameter '${name}': ${why}`);
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 

@@ -6,8 +6,10 @@
 import {
   AGGREGATION_METHODS, AGGREGATION_PERIODS, isAggregationMethod, isAggregationPeriod, type Aggregation,
 } from './aggregation.js';
-import { badRequest, type AppError } from './errors.js';
 import { DATE_EXAMPLES, parseIsoDate } from './history-dates.js';
+import type { Page } from './page.js';
+import { invalidParameter as invalid } from './query-parameter.js';
+import { wholeNumberWithin } from './whole-number.js';
 
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 1000;
@@ -16,11 +18,6 @@ export const DEFAULT_LIMIT = 1000;
 export interface TimeRange {
   from: number;
   to: number;
-}
-
-export interface Page {
-  limit: number;
-  offset: number;
 }
 
 /** Which readings of the (filtered) history: a page from the oldest, or the newest N. */
@@ -41,16 +38,12 @@ export type HistoryScope = 'asset' | 'attribute';
 
 export type RawQuery = Readonly<Record<string, string | undefined>>;
 
-const invalid = (name: string, why: string): AppError => badRequest(`Invalid query parameter '${name}': ${why}`);
-
-const DIGITS = /^[0-9]+$/;
-
-/** A whole number written in plain digits, within [min, max]. */
+/** A whole number within [min, max] (the rule of whole-number.ts); undefined when absent. */
 function wholeNumber(raw: RawQuery, name: string, min: number, max: number): number | undefined {
   const text = raw[name];
   if (text === undefined) return undefined;
-  const n = DIGITS.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
+  const n = wholeNumberWithin(text, min, max);
+  if (n === undefined) {
     throw invalid(name, max === Number.MAX_SAFE_INTEGER ? `must be a whole number >= ${min}` : `must be a whole number from ${min} to ${max}`);
   }
   return n;

@@ -5,6 +5,7 @@
  * of its metadata values.
  */
 import { badRequest } from './errors.js';
+import { invalidParameter } from './query-parameter.js';
 
 export const MAX_TERMS = 8;
 /**
@@ -18,10 +19,10 @@ export const MAX_TERM_LENGTH = 100;
 export function parseSearchTerms(query: string | undefined, name = 'query'): string[] {
   if (query === undefined || query.trim() === '') throw badRequest(`Missing query parameter '${name}': give one or more words to search for`);
   const terms = [...new Set(query.split(/[\s+]+/).map((t) => t.toLowerCase()).filter((t) => t !== ''))];
-  if (terms.length === 0) throw badRequest(`Invalid query parameter '${name}': give one or more words to search for`);
-  if (terms.length > MAX_TERMS) throw badRequest(`Invalid query parameter '${name}': at most ${MAX_TERMS} words`);
+  if (terms.length === 0) throw invalidParameter(name, `give one or more words to search for`);
+  if (terms.length > MAX_TERMS) throw invalidParameter(name, `at most ${MAX_TERMS} words`);
   const long = terms.find((t) => t.length > MAX_TERM_LENGTH);
-  if (long) throw badRequest(`Invalid query parameter '${name}': words are at most ${MAX_TERM_LENGTH} characters`);
+  if (long) throw invalidParameter(name, `words are at most ${MAX_TERM_LENGTH} characters`);
   return terms;
 }
 

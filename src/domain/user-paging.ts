@@ -1,5 +1,6 @@
 /** Paging of the permissions interface's user list (spec part B, "Limits"). */
 import { unprocessable } from './errors.js';
+import { readWholeNumber as wholeNumber } from './whole-number.js';
 
 export const USER_PAGE_DEFAULT = 50;
 export const USER_PAGE_MAX = 50;
@@ -13,13 +14,6 @@ const OFFSET_CAP = 2_147_483_647;
 export interface UserPage {
   offset: number;
   count: number;
-}
-
-/** A whole number given as a number or as its decimal digits (no signs other than `-`, no exponents). */
-function wholeNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^-?[0-9]+$/.test(value)) return Number(value);
-  return undefined;
 }
 
 /** Reads `offset` (>= 0, default 0) and `count` (1..50, default 50); a bad value is 422. */

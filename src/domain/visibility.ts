@@ -6,6 +6,7 @@
  * so that their existence is not revealed).
  */
 import type { Caller } from './caller.js';
+import { notFound } from './errors.js';
 import { canonicalRole } from './roles.js';
 import { EXPERIMENTERS_SITE } from './urn.js';
 
@@ -35,4 +36,13 @@ export function canSee(caller: Caller | undefined, scope: VisibilityScope): bool
   if (scope.experimenter !== null && caller.subject !== '' && caller.subject === scope.experimenter) return true;
   return scope.experiment !== null
     && caller.experimentRoles.some((r) => r.role === 'participant' && r.experiment === scope.experiment);
+}
+
+/**
+ * The asset a request names, once looked up: unknown (`undefined`) and invisible to
+ * the caller answer the same 404, so that a private asset's existence is not revealed.
+ */
+export function visibleOrNotFound<A extends VisibilityScope>(caller: Caller | undefined, id: string, asset: A | undefined): A {
+  if (!asset || !canSee(caller, asset)) throw notFound(`The asset '${id}' has not been found`);
+  return asset;
 }

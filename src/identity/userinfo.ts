@@ -5,6 +5,7 @@ import { userInfo } from '../domain/token-claims.js';
 import { findUserById } from '../storage/repositories/principals.js';
 import type { TokenIssuer } from './tokens.js';
 import type { TokenVerifier } from './verifier.js';
+import { bearerRequired } from '../contracts/security.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -30,7 +31,7 @@ export function userinfoRoutes(app: FastifyInstance, issuer: TokenIssuer, verifi
     schema: {
       tags: ['identity'],
       summary: 'Who the bearer of an access token is',
-      security: [{ bearer: [] }],
+      security: bearerRequired,
       response: { 200: UserInfo, '4xx': OAuthError },
     },
   };

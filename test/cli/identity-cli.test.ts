@@ -39,14 +39,17 @@ for (const kind of STORES) {
     let db: TestDatabase;
     let store: Store;
     let server: OpenCity;
+    /** The secret of `cli-tool`, the client every token test asks for tokens as. */
     let secret = '';
-    let firstToken = '';
 
     before(async () => {
       db = await createTestDatabase(kind);
       store = Store.open(db.url);
       // A server runs on the same store while the commands run, as in production.
       server = await buildApp({ config: testConfig({ databaseUrl: db.url, publicUrl: PUBLIC_URL }), store });
+      const added = await opencity(db.url, ['client', 'add', 'cli-tool', '--role', 'experimenter', '--permission', 'cli-tool:read', '--json']);
+      assert.equal(added.code, 0, added.stderr);
+      secret = (JSON.parse(added.stdout) as { secret: string }).secret;
     });
     after(async () => {
       await server.app.close();
@@ -55,19 +58,18 @@ for (const kind of STORES) {
     });
 
     it('client add prints credentials the token endpoint accepts at once', async () => {
-      const run = await opencity(db.url, ['client', 'add', 'cli-tool', '--role', 'experimenter', '--permission', 'cli-tool:read', '--json']);
+      const run = await opencity(db.url, ['client', 'add', 'cli-added', '--role', 'experimenter', '--permission', 'cli-added:read', '--json']);
       assert.equal(run.code, 0, run.stderr);
       const creds = JSON.parse(run.stdout);
-      assert.equal(creds.client_id, 'cli-tool');
-      secret = creds.secret;
-      const res = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic('cli-tool', secret));
+      assert.equal(creds.client_id, 'cli-added');
+      const res = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic('cli-added', creds.secret));
       assert.equal(res.statusCode, 200);
     });
 
     it('token prints an access token the server accepts (--json: the whole response)', async () => {
       const plain = await opencity(db.url, ['token', 'cli-tool', secret]);
       assert.equal(plain.code, 0, plain.stderr);
-      firstToken = plain.stdout.trim();
+      const firstToken = plain.stdout.trim();
       assert.match(firstToken, /^[\w-]+\.[\w-]+\.[\w-]+$/);
       const claims = decodePayload(firstToken);
       assert.equal(claims.clientId, 'cli-tool');
@@ -96,6 +98,9 @@ for (const kind of STORES) {
     });
 
     it('keys rotate makes a new signing key; earlier tokens keep verifying', async () => {
+      const earlier = await opencity(db.url, ['token', 'cli-tool', secret]);
+      assert.equal(earlier.code, 0, earlier.stderr);
+      const firstToken = earlier.stdout.trim();
       const oldKid = decodeHeader(firstToken).kid;
       const run = await opencity(db.url, ['keys', 'rotate', '--json']);
       assert.equal(run.code, 0, run.stderr);

@@ -13,10 +13,16 @@ for (const kind of STORES) {
       await db.drop();
     });
 
+    // Every command migrates the store first, so only a store of its own is fresh whatever ran before.
     it('migrates a fresh store', async () => {
-      const r = await opencity(db.url, 'migrate', '--json');
-      assert.equal(r.code, 0, r.stderr);
-      assert.ok((JSON.parse(r.stdout) as { applied: string[] }).applied.includes('0001-initial'));
+      const fresh = await createTestDatabase(kind);
+      try {
+        const r = await opencity(fresh.url, 'migrate', '--json');
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok((JSON.parse(r.stdout) as { applied: string[] }).applied.includes('0001-initial'));
+      } finally {
+        await fresh.drop();
+      }
     });
 
     it('adds a site and prints its client credentials as JSON', async () => {
@@ -31,7 +37,9 @@ for (const kind of STORES) {
     });
 
     it('refuses a second site add with the same id (the secret is never shown again)', async () => {
-      const r = await opencity(db.url, 'site', 'add', 'santander', '--name', 'Santander', '--lat', '43.4623', '--lon', '-3.80998');
+      const first = await opencity(db.url, 'site', 'add', 'aarhus', '--name', 'Aarhus', '--lat', '56.15', '--lon', '10.2');
+      assert.equal(first.code, 0, first.stderr);
+      const r = await opencity(db.url, 'site', 'add', 'aarhus', '--name', 'Aarhus', '--lat', '56.15', '--lon', '10.2');
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /already exists/);
       assert.doesNotMatch(r.stdout, /secret/);

@@ -1,41 +1,80 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeEachStore } from '../helpers/platform.js';
+import { describeEachStore, type TestPlatform } from '../helpers/platform.js';
 import { activityOf, assetBody, assetRow, countsOf, create, read, readingsOf, remove, timeInstant, update } from '../helpers/federation.js';
 
 const HOUR = 3_600_000;
 
+/** The platform's clock when it starts: the lifecycle's times below count from it. */
+const START = Date.parse('2026-01-01T00:00:00.000Z');
+const AMBIENT = { 'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: '13.74', metadata: { unit: { type: 'urn:oc:dataType:string', value: 'urn:oc:uom:degreeCelsius' } } } };
+const UPDATE = { TimeInstant: timeInstant('2017-07-25T13:40:00.000Z'), temperature: { type: 'Number', value: 22 }, humidity: { type: 'Number', value: 40, metadata: { unit: { type: 'Text', value: '%' } } } };
+
+// Each step of an asset's life is set up by the test that reads it, on an id of its own,
+// so that any test passes alone (--test-name-pattern) and in any order.
+
+/** `id` as Santander first pushes it, at START; gives the site's token. */
+async function created(p: TestPlatform, id: string): Promise<string> {
+  p.clock.set(START);
+  const token = await p.siteToken('santander');
+  const res = await create(p, token, assetBody(id, AMBIENT));
+  assert.equal(res.statusCode, 201, res.body);
+  return token;
+}
+
+/** `id` created, then updated a minute later (a changed attribute, a new one). */
+async function updated(p: TestPlatform, id: string): Promise<string> {
+  const token = await created(p, id);
+  p.clock.advance(60_000);
+  const res = await update(p, token, id, UPDATE);
+  assert.equal(res.statusCode, 204, res.body);
+  return token;
+}
+
+/** `id` created, updated, then deleted. */
+async function deleted(p: TestPlatform, id: string): Promise<string> {
+  const token = await updated(p, id);
+  assert.equal((await remove(p, token, id)).statusCode, 204);
+  return token;
+}
+
 describeEachStore('federation: asset lifecycle', (platform) => {
   const ID = 'urn:oc:entity:santander:environment:fixed:1';
+  const idOf = (step: string) => `urn:oc:entity:santander:environment:lifecycle:${step}`;
 
   it('creates an asset: 201, Location /v2/entities/<id>?type=<type>, empty body', async () => {
     const p = platform();
+    const id = idOf('create');
     const token = await p.siteToken('santander');
-    const res = await create(p, token, assetBody(ID, { 'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: '13.74', metadata: { unit: { type: 'urn:oc:dataType:string', value: 'urn:oc:uom:degreeCelsius' } } } }));
+    const res = await create(p, token, assetBody(id, AMBIENT));
     assert.equal(res.statusCode, 201, res.body);
-    assert.equal(res.headers.location, `/v2/entities/${ID}?type=urn:oc:entityType:iotdevice`);
+    assert.equal(res.headers.location, `/v2/entities/${id}?type=urn:oc:entityType:iotdevice`);
     assert.equal(res.body, '');
   });
 
   it("returns the site's own asset in NGSI v2 normalized form", async () => {
     const p = platform();
-    const res = await read(p, await p.siteToken('santander'), ID);
+    const id = idOf('read');
+    await created(p, id);
+    const res = await read(p, await p.siteToken('santander'), id);
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/json');
     assert.deepEqual(res.json(), {
-      id: ID,
+      id,
       type: 'urn:oc:entityType:iotdevice',
       TimeInstant: { ...timeInstant(), metadata: {} },
       temperature: { type: 'Number', value: 21.5, metadata: {} },
       'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: '13.74', metadata: { unit: { type: 'urn:oc:dataType:string', value: 'urn:oc:uom:degreeCelsius' } } },
     });
-    const values = await read(p, await p.siteToken('santander'), ID, '?options=keyValues');
-    assert.deepEqual(values.json(), { id: ID, type: 'urn:oc:entityType:iotdevice', TimeInstant: timeInstant().value, temperature: 21.5, 'temperature:ambient': '13.74' });
+    const values = await read(p, await p.siteToken('santander'), id, '?options=keyValues');
+    assert.deepEqual(values.json(), { id, type: 'urn:oc:entityType:iotdevice', TimeInstant: timeInstant().value, temperature: 21.5, 'temperature:ambient': '13.74' });
   });
 
   it('refuses a second create of the same id with 422 Already Exists', async () => {
     const p = platform();
-    const res = await create(p, await p.siteToken('santander'), assetBody(ID));
+    const id = idOf('twice');
+    await created(p, id);
+    const res = await create(p, await p.siteToken('santander'), assetBody(id));
     assert.equal(res.statusCode, 422);
     assert.equal(res.headers['content-type'], 'application/json');
     assert.deepEqual(res.json(), { error: 'Unprocessable', description: 'Already Exists' });
@@ -43,12 +82,13 @@ describeEachStore('federation: asset lifecycle', (platform) => {
 
   it('updates existing attributes and appends new ones: 204, empty body', async () => {
     const p = platform();
-    const token = await p.siteToken('santander');
+    const id = idOf('update');
+    const token = await created(p, id);
     p.clock.advance(60_000);
-    const res = await update(p, token, ID, { TimeInstant: timeInstant('2017-07-25T13:40:00.000Z'), temperature: { type: 'Number', value: 22 }, humidity: { type: 'Number', value: 40, metadata: { unit: { type: 'Text', value: '%' } } } });
+    const res = await update(p, token, id, UPDATE);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(res.body, '');
-    const entity = (await read(p, token, ID)).json();
+    const entity = (await read(p, token, id)).json();
     assert.deepEqual(entity.temperature, { type: 'Number', value: 22, metadata: {} });
     assert.deepEqual(entity.humidity, { type: 'Number', value: 40, metadata: { unit: { type: 'Text', value: '%' } } });
     assert.equal(entity['temperature:ambient'].value, '13.74');
@@ -57,8 +97,10 @@ describeEachStore('federation: asset lifecycle', (platform) => {
 
   it('appends one reading per attribute of each create and update, at the receive time', async () => {
     const p = platform();
-    const created = Date.parse('2026-01-01T00:00:00.000Z');
-    assert.deepEqual(await readingsOf(p, ID), [
+    const id = idOf('readings');
+    await updated(p, id);
+    const created = START;
+    assert.deepEqual(await readingsOf(p, id), [
       { attr_name: 'TimeInstant', attr_type: 'urn:oc:attributeType:ISO8601', attr_value: '2017-07-25T13:35:00.000Z', recv_time: created },
       { attr_name: 'temperature', attr_type: 'Number', attr_value: '21.5', recv_time: created },
       { attr_name: 'temperature:ambient', attr_type: 'urn:oc:attributeType:temperature:ambient', attr_value: '13.74', recv_time: created },
@@ -70,6 +112,7 @@ describeEachStore('federation: asset lifecycle', (platform) => {
 
   it('keeps the current state discovery reads: URN segments, times, position', async () => {
     const p = platform();
+    await updated(p, ID);
     const row = await assetRow(p, ID);
     assert.ok(row);
     assert.equal(row.site, 'santander');
@@ -123,32 +166,34 @@ describeEachStore('federation: asset lifecycle', (platform) => {
 
   it('deletes an asset: 204; then it is not found by any route', async () => {
     const p = platform();
-    const token = await p.siteToken('santander');
-    const res = await remove(p, token, ID);
+    const id = idOf('delete');
+    const token = await updated(p, id);
+    const res = await remove(p, token, id);
     assert.equal(res.statusCode, 204);
     assert.equal(res.body, '');
     const notFound = { error: 'NotFound', description: 'The requested entity has not been found. Check type and id' };
-    for (const again of [await remove(p, token, ID), await read(p, token, ID), await update(p, token, ID, { TimeInstant: timeInstant() })]) {
+    for (const again of [await remove(p, token, id), await read(p, token, id), await update(p, token, id, { TimeInstant: timeInstant() })]) {
       assert.equal(again.statusCode, 404);
       assert.equal(again.headers['content-type'], 'application/json');
       assert.deepEqual(again.json(), notFound);
     }
     // Its history stays.
-    assert.equal((await readingsOf(p, ID)).length, 6);
-    assert.notEqual((await assetRow(p, ID))?.deleted_at, null);
+    assert.equal((await readingsOf(p, id)).length, 6);
+    assert.notEqual((await assetRow(p, id))?.deleted_at, null);
   });
 
   it('revives a deleted id on create: fresh attributes, the same seq, history kept', async () => {
     const p = platform();
-    const token = await p.siteToken('santander');
-    const before = await assetRow(p, ID);
-    const res = await create(p, token, { id: ID, type: 'urn:oc:entityType:iotdevice', TimeInstant: timeInstant(), pressure: { type: 'Number', value: 1013 } });
+    const id = idOf('revive');
+    const token = await deleted(p, id);
+    const before = await assetRow(p, id);
+    const res = await create(p, token, { id: id, type: 'urn:oc:entityType:iotdevice', TimeInstant: timeInstant(), pressure: { type: 'Number', value: 1013 } });
     assert.equal(res.statusCode, 201, res.body);
-    const after = await assetRow(p, ID);
+    const after = await assetRow(p, id);
     assert.equal(after?.seq, before?.seq);
     assert.equal(after?.deleted_at, null);
-    assert.deepEqual(Object.keys((await read(p, token, ID)).json()), ['id', 'type', 'TimeInstant', 'pressure']);
-    assert.equal((await readingsOf(p, ID)).length, 8);
+    assert.deepEqual(Object.keys((await read(p, token, id)).json()), ['id', 'type', 'TimeInstant', 'pressure']);
+    assert.equal((await readingsOf(p, id)).length, 8);
   });
 
   it('answers 404 to an update or delete of an asset that never existed', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { registerUser } from '../../src/identity/users.js';
 import { describeEachStore, type TestPlatform } from '../helpers/platform.js';
 import { adminToken, call, errorOf, toolToken } from '../helpers/permissions.js';
@@ -10,9 +10,9 @@ const users = (p: TestPlatform, token: string, query = '') => call(p, { method: 
 const ODD_NAMES = ['Zoe', 'adam', 'adam.b', 'adam-c', 'adam_d', 'b', 'Émile', 'zed'];
 
 describeEachStore('permissions: users', (platform) => {
+  /** The 120 people the tests below list and search for. */
   const created: Array<{ id: string; name: string }> = [];
-
-  it('pages through 120 users in pages of 50, each exactly once, sorted by name', async () => {
+  before(async () => {
     const p = platform();
     const names = [
       ...Array.from({ length: 120 - ODD_NAMES.length }, (_, i) => `user-${String(i).padStart(3, '0')}`),
@@ -21,6 +21,10 @@ describeEachStore('permissions: users', (platform) => {
     // Created concurrently, in no particular order: the listing must sort them.
     created.push(...await Promise.all([...names].reverse().map((username) =>
       registerUser(p.ctx.store, p.clock, { username, email: `${username.toLowerCase()}@example.org` }))));
+  });
+
+  it('pages through 120 users in pages of 50, each exactly once, sorted by name', async () => {
+    const p = platform();
     const token = await adminToken(p);
 
     const seen: Array<{ id: string; name: string }> = [];

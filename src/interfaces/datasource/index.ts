@@ -5,9 +5,10 @@ import {
   AggregatesResponse, AssetParams, AssetReadingsQuery, AttributeParams, AttributeReadingsQuery, AttributesQuery,
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
+import { bearerOptional } from '../../contracts/security.js';
 import { notFound } from '../../domain/errors.js';
 import { parseHistoryQuery } from '../../domain/history-query.js';
-import { canSee } from '../../domain/visibility.js';
+import { visibleOrNotFound } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
 import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
 import {
@@ -25,9 +26,6 @@ const errors = {
 
 const csvBody = { schema: { type: 'string', description: CSV_DESCRIPTION } };
 const withCsv = (json: object) => ({ content: { 'application/json': { schema: json }, 'text/csv': csvBody } });
-/** The bearer token is optional: it only widens what is visible. */
-const security: Array<Record<string, string[]>> = [{}, { bearer: [] }];
-
 /**
  * The asset a history request is about: unknown, not visible to the caller
  * (experiment assets), or of another type than the one asked for all look the
@@ -35,10 +33,7 @@ const security: Array<Record<string, string[]>> = [{}, { bearer: [] }];
  */
 async function visibleAsset(ctx: AppContext, request: FastifyRequest, assetId: string, type: string | undefined): Promise<HistoryAsset> {
   const asset = await findHistoryAsset(ctx.store, assetId);
-  if (!asset || !canSee(request.caller, asset) || (type !== undefined && type !== asset.type)) {
-    throw notFound(`The asset '${assetId}' has not been found`);
-  }
-  return asset;
+  return visibleOrNotFound(request.caller, assetId, asset && (type === undefined || type === asset.type) ? asset : undefined);
 }
 
 function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyReply {
@@ -62,7 +57,7 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
       description: 'Oldest first; from/to (both, inclusive), limit/offset or lastN. ' + CSV_DESCRIPTION,
       params: AssetParams,
       querystring: AssetReadingsQuery,
-      security,
+      security: bearerOptional,
       response: { 200: withCsv(ReadingsResponse), ...errors },
     },
   }, async (request, reply) => {
@@ -81,7 +76,7 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
         + '{"aggregates":[{start,count,value}]} over the numeric values. ' + CSV_DESCRIPTION,
       params: AttributeParams,
       querystring: AttributeReadingsQuery,
-      security,
+      security: bearerOptional,
       response: {
         200: {
           description: 'Readings; with values=true a bare array of values; with aggrMethod the aggregates',
@@ -117,7 +112,7 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
       summary: 'Names of the attributes recorded for an asset',
       params: AssetParams,
       querystring: AttributesQuery,
-      security,
+      security: bearerOptional,
       response: { 200: AttributesResponse, 404: errors[404] },
     },
   }, async (request, reply) => {

@@ -4,11 +4,12 @@ import {
   AssetData, AssetDataNgsi, AssetList, AssetNgsiList, AssetWithData, DiscoveryError, ExperimentParams, ExperimenterParams,
   HistoryQuery, ListingQuery, NgsiListingQuery, SearchQuery, UrnParams,
 } from '../../contracts/discovery.js';
+import { bearerOptional } from '../../contracts/security.js';
 import { parseListing, parsePage } from '../../domain/asset-listing.js';
 import { parseSearchTerms, SEARCH_TOTAL_CAP } from '../../domain/search-terms.js';
 import { visibleAssets } from '../../domain/visible-assets.js';
 import { recentReadings, type AssetCriteria } from '../../storage/repositories/discovery-assets.js';
-import { optionalBearer, visibleAsset, type DiscoveryDeps } from './deps.js';
+import { visibleAsset, type DiscoveryDeps } from './deps.js';
 import { pageOfAssetDetails, pageOfAssets, TOTAL_HEADER, withTotal } from './listing.js';
 import { assetData, assetDataNgsi, assetRecord, assetWithData, ngsiDocument } from './views.js';
 
@@ -32,7 +33,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets', {
     schema: {
-      tags: ['discovery'], summary: 'List assets', security: optionalBearer,
+      tags: ['discovery'], summary: 'List assets', security: bearerOptional,
       description: 'Filtered, sorted and paged; X-Total-Count holds the total. Experiment assets appear only to their experimenter, participants and administrators.',
       querystring: ListingQuery, response: listResponse(AssetList, 'Assets'),
     },
@@ -45,7 +46,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/ngsiv2', {
     schema: {
-      tags: ['discovery'], summary: 'List assets as NGSI v2 documents', security: optionalBearer,
+      tags: ['discovery'], summary: 'List assets as NGSI v2 documents', security: bearerOptional,
       description: 'The parameters of /assets, plus query (metadata search). Each item is {doc: {id, type, …attributes}}.',
       querystring: NgsiListingQuery, response: listResponse(AssetNgsiList, 'AssetNSGI records'),
     },
@@ -59,7 +60,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/metadata/search', {
     schema: {
-      tags: ['discovery'], summary: 'Search assets by words', security: optionalBearer,
+      tags: ['discovery'], summary: 'Search assets by words', security: bearerOptional,
       description: `Every word of query (separated by spaces or +) must occur, case-insensitively, in the id, type, site, an attribute name or a metadata value. Paged like /assets; X-Total-Count is left out when more than ${SEARCH_TOTAL_CAP} match.`,
       querystring: SearchQuery, response: listResponse(AssetList, 'Matching assets'),
     },
@@ -73,7 +74,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/experiments/:experimentsID', {
     schema: {
-      tags: ['discovery'], summary: 'Assets of an experiment', security: optionalBearer,
+      tags: ['discovery'], summary: 'Assets of an experiment', security: bearerOptional,
       description: 'Visible only to the experimenter, the experiment\'s participants and administrators; to anyone else the list is empty.',
       params: ExperimentParams, querystring: ListingQuery, response: listResponse(AssetList, 'Assets of the experiment'),
     },
@@ -88,7 +89,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/experimenters/:experimenterID', {
     schema: {
-      tags: ['discovery'], summary: 'Assets of an experimenter', security: optionalBearer,
+      tags: ['discovery'], summary: 'Assets of an experimenter', security: bearerOptional,
       description: 'The experimenter sees every one; participants see those of their experiments; administrators all; anyone else none.',
       params: ExperimenterParams, querystring: ListingQuery, response: listResponse(AssetList, 'Assets of the experimenter'),
     },
@@ -101,7 +102,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/:urn', {
     schema: {
-      tags: ['discovery'], summary: 'One asset', security: optionalBearer,
+      tags: ['discovery'], summary: 'One asset', security: bearerOptional,
       description: 'The asset, with its current attributes under data.attributes (types: the names; data: each by name).',
       params: UrnParams, response: { 200: AssetWithData, ...notFound },
     },
@@ -113,14 +114,14 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/:urn/ngsiv2', {
     schema: {
-      tags: ['discovery'], summary: 'One asset as an NGSI v2 document', security: optionalBearer,
+      tags: ['discovery'], summary: 'One asset as an NGSI v2 document', security: bearerOptional,
       params: UrnParams, response: { 200: { ...AssetNgsiList, description: 'A list holding the asset' }, ...notFound },
     },
   }, async (request) => [ngsiDocument(await visibleAsset(deps, request, request.params.urn))]);
 
   app.get('/assets/:urn/data', {
     schema: {
-      tags: ['discovery'], summary: 'An asset\'s data (NGSI 9/10 attributes)', security: optionalBearer,
+      tags: ['discovery'], summary: 'An asset\'s data (NGSI 9/10 attributes)', security: bearerOptional,
       params: UrnParams, response: { 200: AssetData, ...notFound },
     },
   }, async (request) => {
@@ -131,7 +132,7 @@ export function assetRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/:urn/data/ngsiv2', {
     schema: {
-      tags: ['discovery'], summary: 'An asset\'s data, NGSI v2 style: history and current state', security: optionalBearer,
+      tags: ['discovery'], summary: 'An asset\'s data, NGSI v2 style: history and current state', security: bearerOptional,
       description: 'historic: its readings, newest first, paged with page/per/offset; observations: its current attributes.',
       params: UrnParams, querystring: HistoryQuery, response: { 200: AssetDataNgsi, ...errors, ...notFound },
     },

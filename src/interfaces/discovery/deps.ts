@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../domain/errors.js';
-import { canSee } from '../../domain/visibility.js';
+import { visibleOrNotFound } from '../../domain/visibility.js';
 import { findAssetDetail, type AssetDetail } from '../../storage/repositories/discovery-assets.js';
 import type { SiteCatalog } from './site-catalog.js';
 import type { Links } from './views.js';
@@ -13,15 +12,10 @@ export interface DiscoveryDeps {
   links: Links;
 }
 
-/** The bearer token is optional everywhere in discovery: it only widens what is visible. */
-export const optionalBearer: Array<Record<string, string[]>> = [{}, { bearer: [] }];
-
 /**
  * The asset `urn`, when the caller may see it. Unknown and invisible (another
  * experiment's asset) look alike, so a private asset's existence is not revealed.
  */
 export async function visibleAsset(deps: DiscoveryDeps, request: FastifyRequest, urn: string): Promise<AssetDetail> {
-  const asset = await findAssetDetail(deps.ctx.store, urn);
-  if (!asset || !canSee(request.caller, asset)) throw notFound(`The asset '${urn}' has not been found`);
-  return asset;
+  return visibleOrNotFound(request.caller, urn, await findAssetDetail(deps.ctx.store, urn));
 }

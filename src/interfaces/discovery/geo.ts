@@ -4,12 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   AssetList, DiscoveryError, FeatureCollections, GeoSearchQuery, ListingQuery, NearbyQuery, UrnParams,
 } from '../../contracts/discovery.js';
+import { bearerOptional } from '../../contracts/security.js';
 import { parseListing } from '../../domain/asset-listing.js';
 import { notFound } from '../../domain/errors.js';
 import { GEO_TOTAL_CAP, hasShape, parseGeoSearch, parseNearby, type GeoArea } from '../../domain/geo-query.js';
 import { visibleAssets } from '../../domain/visible-assets.js';
 import { findSite } from '../../storage/repositories/sites.js';
-import { optionalBearer, visibleAsset, type DiscoveryDeps } from './deps.js';
+import { visibleAsset, type DiscoveryDeps } from './deps.js';
 import { pageOfAssets, TOTAL_HEADER, withTotal } from './listing.js';
 import { assetRecord, featureCollections } from './views.js';
 
@@ -52,7 +53,7 @@ export function geoRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   const everything = {
     schema: {
-      tags: ['discovery'], summary: 'Assets as GeoJSON, grouped by type', security: optionalBearer,
+      tags: ['discovery'], summary: 'Assets as GeoJSON, grouped by type', security: bearerOptional,
       description: 'The parameters of /assets apply; features are paged before grouping (per at most 1000), newest update first.',
       querystring: ListingQuery, response: geoResponse,
     },
@@ -63,7 +64,7 @@ export function geoRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/geo/search', {
     schema: {
-      tags: ['discovery'], summary: 'Geographic search, as GeoJSON grouped by type', security: optionalBearer,
+      tags: ['discovery'], summary: 'Geographic search, as GeoJSON grouped by type', security: bearerOptional,
       description: 'A circle (lat + long, or ip; radius in radians, or km with km=true; 1 km by default), a polygon '
         + '(query=polygon with points, [longitude, latitude] pairs) and city combine: an asset must satisfy every one given. '
         + 'The parameters of /assets apply too. Without sort or order, a circle or polygon is read in the spatial index\'s order.',
@@ -73,7 +74,7 @@ export function geoRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void {
 
   app.get('/assets/:urn/nearby', {
     schema: {
-      tags: ['discovery'], summary: 'Assets near an asset, nearest first', security: optionalBearer,
+      tags: ['discovery'], summary: 'Assets near an asset, nearest first', security: bearerOptional,
       description: 'Within radius of the asset (radians, or km with km=true; 1 km by default), or inside the polygon that starts '
         + 'at the asset and continues with points; city restricts to a site. The asset itself is left out.',
       params: UrnParams, querystring: NearbyQuery,

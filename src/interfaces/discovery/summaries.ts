@@ -3,13 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   Category, CategoryList, DiscoveryError, ProviderParams, ServiceParams, Site, SiteList, SiteParams, SiteQuery,
 } from '../../contracts/discovery.js';
+import { bearerOptional } from '../../contracts/security.js';
 import { onlineSince } from '../../domain/activity.js';
 import { canonicalAssetType } from '../../domain/asset-listing.js';
-import { badRequest, notFound } from '../../domain/errors.js';
+import { notFound } from '../../domain/errors.js';
+import { invalidParameter } from '../../domain/query-parameter.js';
 import { EXPERIMENTERS_SITE } from '../../domain/visibility.js';
 import { countAssetsBy, type Counted, type CountScope } from '../../storage/repositories/discovery-counts.js';
 import { findSite, listSites } from '../../storage/repositories/sites.js';
-import { optionalBearer, type DiscoveryDeps } from './deps.js';
+import { type DiscoveryDeps } from './deps.js';
 import { categoryRecord, siteRecord } from './views.js';
 
 const badParameter = { 400: { ...DiscoveryError, description: 'A parameter is not valid; the description names it' } };
@@ -20,7 +22,7 @@ const CITY_SITES_ONLY = [EXPERIMENTERS_SITE];
 
 function typesOf(type: string | undefined): string[] | undefined {
   if (type === undefined) return undefined;
-  if (type.trim() === '') throw badRequest("Invalid query parameter 'type': must not be empty");
+  if (type.trim() === '') throw invalidParameter('type', 'must not be empty');
   return [canonicalAssetType(type.trim())];
 }
 
@@ -32,7 +34,7 @@ export function summaryRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void
 
   app.get('/assets/sites', {
     schema: {
-      tags: ['discovery'], summary: 'Sites, with their counts', security: optionalBearer,
+      tags: ['discovery'], summary: 'Sites, with their counts', security: bearerOptional,
       description: 'Every site with its assets, online and offline counts (optionally of one asset type).',
       querystring: SiteQuery, response: { 200: SiteList, ...badParameter },
     },
@@ -45,7 +47,7 @@ export function summaryRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void
 
   app.get('/assets/sites/:site', {
     schema: {
-      tags: ['discovery'], summary: 'One site, with its counts', security: optionalBearer,
+      tags: ['discovery'], summary: 'One site, with its counts', security: bearerOptional,
       description: 'The site with its assets, online and offline counts; with type, of that asset type only.',
       params: SiteParams, querystring: SiteQuery, response: { 200: Site, ...badParameter, ...missing('site') },
     },
@@ -86,13 +88,13 @@ export function summaryRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void
 
   app.get('/assets/services', {
     schema: {
-      tags: ['discovery'], summary: 'Services, with their counts per city', security: optionalBearer,
+      tags: ['discovery'], summary: 'Services, with their counts per city', security: bearerOptional,
       response: { 200: CategoryList },
     },
   }, () => listCategories('service'));
 
   const serviceSchema = {
-    tags: ['discovery'], summary: 'One service, with its counts per city', security: optionalBearer,
+    tags: ['discovery'], summary: 'One service, with its counts per city', security: bearerOptional,
     params: ServiceParams, response: { 200: Category, ...missing('service') },
   };
   app.get('/assets/service/:service', { schema: serviceSchema },
@@ -103,14 +105,14 @@ export function summaryRoutes(scope: FastifyInstance, deps: DiscoveryDeps): void
 
   app.get('/assets/providers', {
     schema: {
-      tags: ['discovery'], summary: 'Providers, with their counts per city', security: optionalBearer,
+      tags: ['discovery'], summary: 'Providers, with their counts per city', security: bearerOptional,
       response: { 200: CategoryList },
     },
   }, () => listCategories('provider'));
 
   app.get('/assets/providers/:provider', {
     schema: {
-      tags: ['discovery'], summary: 'One provider, with its counts per city', security: optionalBearer,
+      tags: ['discovery'], summary: 'One provider, with its counts per city', security: bearerOptional,
       params: ProviderParams, response: { 200: Category, ...missing('provider') },
     },
   }, (request) => oneCategory('provider', request.params.provider));

@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type {
   Asset, AssetData, AssetDataNgsi, AssetNgsi, AssetWithData, Category, Context, Counters, FeatureCollections, Site,
 } from '../../contracts/discovery.js';
+import type { NgsiAttribute } from '../../domain/asset-body.js';
 import { formatRecvTime } from '../../domain/history-dates.js';
 import type { Counted } from '../../storage/repositories/discovery-counts.js';
 import type { AssetDetail, AssetSummary, RecentReading } from '../../storage/repositories/discovery-assets.js';
@@ -12,8 +13,12 @@ import type { SiteRecord } from '../../storage/repositories/sites.js';
  * observatory actually read; see docs/discovery.md). Pure functions of rows.
  */
 
-type NgsiAttribute = { type?: unknown; value?: unknown; metadata?: unknown };
-type NgsiAttributes = Record<string, NgsiAttribute>;
+/**
+ * An attribute as stored: written as the domain's NgsiAttribute, but read back from JSON
+ * without trusting every field to be there, so that one odd row cannot break a page.
+ */
+type StoredAttribute = Partial<NgsiAttribute>;
+type StoredAttributes = Record<string, StoredAttribute>;
 
 /** Date#toISOString's text, written the fast way readings' times are (a page shows dozens). */
 export const iso = formatRecvTime;
@@ -21,12 +26,12 @@ export const iso = formatRecvTime;
 /** Attribute values as the NGSI 9/10 shapes give them: strings, JSON for anything else. */
 export const valueText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
 
-export const parseAttributes = (attrs: string): NgsiAttributes => {
+export const parseAttributes = (attrs: string): StoredAttributes => {
   const parsed = JSON.parse(attrs) as unknown;
-  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as NgsiAttributes) : {};
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StoredAttributes) : {};
 };
 
-const metadataOf = (a: NgsiAttribute): Record<string, { type?: unknown; value?: unknown }> =>
+const metadataOf = (a: StoredAttribute): Record<string, { type?: unknown; value?: unknown }> =>
   (a.metadata && typeof a.metadata === 'object' && !Array.isArray(a.metadata) ? a.metadata : {}) as Record<string, { type?: unknown; value?: unknown }>;
 
 /** Absolute links into the interface. */

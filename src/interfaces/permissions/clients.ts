@@ -11,9 +11,9 @@ import {
   clientIdTaken, findClient, findClientRedirectUris, isDuplicateKey, replaceClientRedirectUris,
 } from '../../storage/repositories/principals.js';
 import { admit } from './guard.js';
+import { bearerRequired } from '../../contracts/security.js';
 
 const config = { errorStyle: 'message' as const };
-const security = [{ bearer: [] }];
 const clientExists = (clientId: string) => new AppError('CONFLICT', `A client with the id ${clientId} exists already.`);
 const noSuchClient = (clientId: string) => notFound(`No client has the id ${clientId}.`);
 
@@ -30,7 +30,7 @@ export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Pro
         + 'Grant the client roles with POST /users/{service_account_id}/roles (e.g. ocsite for a site client ocsite-<site>). '
         + 'Needs accounts-permissions:createClient.',
       body: ClientBody,
-      security,
+      security: bearerRequired,
       response: createClientResponses,
     },
   }, async (request, reply) => {
@@ -59,7 +59,7 @@ export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Pro
       summary: 'Read the redirect URIs of a client',
       description: 'Needs accounts-permissions:readClientRedirectUris. The array is empty when the client has none.',
       params: ClientParams,
-      security,
+      security: bearerRequired,
       response: readRedirectUrisResponses,
     },
   }, async (request) => {
@@ -79,7 +79,7 @@ export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Pro
         + 'Needs accounts-permissions:editClientRedirectUris.',
       params: ClientParams,
       body: RedirectUris,
-      security,
+      security: bearerRequired,
       response: editRedirectUrisResponses,
     },
   }, async (request, reply) => {

@@ -9,9 +9,9 @@ import { holdsRole, requireRoleAccess, visibleRoles, type RoleAccess, type ToolG
 import { parseExperiment, parseRoleName, type RoleRef } from '../../domain/roles.js';
 import { findUserRoles, grantRoleToUser, revokeRoleFromUser } from '../../storage/repositories/principals.js';
 import { admit, grantOf } from './guard.js';
+import { bearerRequired } from '../../contracts/security.js';
 
 const config = { errorStyle: 'message' as const };
-const security = [{ bearer: [] }];
 const noSuchUser = (userId: string) => notFound(`No user has the id ${userId}.`);
 const asRole = (r: RoleRef): Role => (r.experiment === null ? { role: r.role } : { role: r.role, experiment: r.experiment });
 
@@ -42,7 +42,7 @@ export async function roleRoutes(scope: FastifyInstance, ctx: AppContext): Promi
         + 'site-manager:role-admin) and the calling tool\'s own permissions <tool>:… (with readLocalRoles). '
         + 'Experiment-scoped roles come back as {role, experiment}.',
       params: UserParams,
-      security,
+      security: bearerRequired,
       response: listRolesResponses,
     },
   }, async (request) => {
@@ -62,7 +62,7 @@ export async function roleRoutes(scope: FastifyInstance, ctx: AppContext): Promi
         + 'token carries it. For a client, use the id of its service account.',
       params: UserParams,
       body: Role,
-      security,
+      security: bearerRequired,
       response: grantRoleResponses,
     },
   }, async (request, reply) => {
@@ -82,7 +82,7 @@ export async function roleRoutes(scope: FastifyInstance, ctx: AppContext): Promi
       description: '200 with the role when the user holds it (directly or through a composite), 404 when not.',
       params: UserRoleParams,
       querystring: ExperimentQuery,
-      security,
+      security: bearerRequired,
       response: readRoleResponses,
     },
   }, async (request) => {
@@ -104,7 +104,7 @@ export async function roleRoutes(scope: FastifyInstance, ctx: AppContext): Promi
         + 'a composite stays until the composite is removed.',
       params: UserRoleParams,
       querystring: ExperimentQuery,
-      security,
+      security: bearerRequired,
       response: revokeRoleResponses,
     },
   }, async (request, reply) => {

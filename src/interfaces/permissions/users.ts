@@ -7,6 +7,7 @@ import { requirePermission } from '../../domain/role-access.js';
 import { userPage } from '../../domain/user-paging.js';
 import { findPeopleByEmail, listUsers } from '../../storage/repositories/principals.js';
 import { admit, grantOf } from './guard.js';
+import { bearerRequired } from '../../contracts/security.js';
 
 /** The user list: people (service accounts are not listed), sorted by name, `{id, name}` only. */
 export async function userRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -22,7 +23,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AppContext): Promi
       description: 'Sorted by user name, paged by offset and count (listUsers). With email (findUserByEmail): the users with that '
         + 'address, ignoring case, or 404. Only id and name are shown.',
       querystring: UsersQuery,
-      security: [{ bearer: [] }],
+      security: bearerRequired,
       response: listUsersResponses,
     },
   }, async (request) => {
