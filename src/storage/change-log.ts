@@ -19,6 +19,13 @@ export interface ChangeListener {
   close(): Promise<void>;
 }
 
+/** How a store tells other processes of the changes this one committed (PostgreSQL's notifications); none on SQLite. */
+export interface ChangeAnnouncer {
+  announce(seq: number): void;
+  /** Resolves once what was announced has been sent. */
+  close(): Promise<void>;
+}
+
 /** How a store hears of changes other processes commit (PostgreSQL's notifications); none on SQLite. */
 export type ListenForChanges = (onSeq: (seq: number) => void, onGap: () => void) => ChangeListener;
 

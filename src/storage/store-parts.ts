@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ListenForChanges } from './change-log.js';
+import type { ChangeAnnouncer, ListenForChanges } from './change-log.js';
 import type { Dialect } from './ports.js';
 import type { Database } from './schema.js';
 import type { BatchCommitter } from './write-batch.js';
@@ -20,6 +20,8 @@ export interface StoreParts {
   writable?: () => boolean;
   /** Ends what runs beside the connections, once they are closed. */
   closeBeside?: () => Promise<void>;
+  /** Tells other processes of the changes this one committed (omitted: they look for themselves). */
+  announcer?: ChangeAnnouncer;
   /** Hears of the changes other processes commit (omitted: only this process's, and a look now and then). */
   listen?: ListenForChanges;
   /** A connection of its own for migrations, closed after them. */

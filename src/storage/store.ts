@@ -33,7 +33,10 @@ export class Store {
     this.db = parts.write;
     this.read = parts.read;
     this.dialect = parts.dialect;
-    this.writes = new WritePipeline(parts.committer, (seq) => this.changes.committed(seq));
+    this.writes = new WritePipeline(parts.committer, (seq) => {
+      this.changes.committed(seq);
+      parts.announcer?.announce(seq);
+    });
     this.changes = new ChangeLog(parts.read, this.writes, changeLog, parts.listen);
   }
 
@@ -93,6 +96,7 @@ export class Store {
   async close(): Promise<void> {
     await this.changes.close();
     await this.writes.drain();
+    await this.parts.announcer?.close();
     await this.db.destroy();
     await this.parts.closeBeside?.();
     if (this.read !== this.db) await this.read.destroy();

@@ -1,6 +1,8 @@
 import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import type { ChangeRecord } from '../../domain/changes.js';
-import type { ChangeListener } from '../change-log.js';
+import type { ChangeAnnouncer, ChangeListener } from '../change-log.js';
+import type { Database } from '../schema.js';
 import type { ChangeWrites } from '../ports.js';
 import { RawStatement, type Session } from '../prepared-query.js';
 
@@ -17,11 +19,7 @@ export const CHANGES_CHANNEL = 'opencity_changes';
  */
 const CHANGE_LOG_LOCK = 7_482_361_001;
 
-/**
- * The changes of a transaction in one statement: the lock, the rows in order,
- * and one notification for the batch (sent by PostgreSQL at commit, never
- * for a transaction that rolls back).
- */
+/** The changes of a transaction in one statement: the lock, then the rows in order. */
 const APPEND = new RawStatement<{ last: number | string | null }>(`
 with ordered as (select pg_advisory_xact_lock(${CHANGE_LOG_LOCK}) as locked),
 appended as (
@@ -32,7 +30,7 @@ appended as (
   order by c.ord
   returning seq
 )
-select max(seq) as last, pg_notify('${CHANGES_CHANNEL}', max(seq)::text) from appended`);
+select max(seq) as last from appended`);
 
 /** Appends the changes; the seq of the last one. */
 async function append(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
@@ -44,6 +42,38 @@ async function append(session: Session, changes: readonly ChangeRecord[]): Promi
 }
 
 export const postgresChanges: ChangeWrites = { append };
+
+/**
+ * Tells every process listening on the database that changes up to a seq
+ * have committed. A notification sent inside the writing transaction makes
+ * its commit take a database-wide lock, which the update rate showed
+ * (bench/RESULTS.md, changes); sent after the commit, on a connection of the
+ * pool, it is off the write path. One is under way at a time: the batches that commit meanwhile share
+ * the next one, which carries the last seq. A notification lost (the store
+ * failed, the process ended) delays readers until they look for themselves.
+ */
+export function changeAnnouncer(db: Kysely<Database>): ChangeAnnouncer {
+  let latest: number | undefined;
+  let sending: Promise<void> | undefined;
+  const send = (): void => {
+    if (latest === undefined) return;
+    const seq = latest;
+    latest = undefined;
+    sending = sql`select pg_notify(${CHANGES_CHANNEL}, ${String(seq)})`.execute(db).then(() => {}, () => {}).finally(() => {
+      sending = undefined;
+      send();
+    });
+  };
+  return {
+    announce(seq) {
+      latest = Math.max(latest ?? 0, seq);
+      if (!sending) send();
+    },
+    async close() {
+      while (sending) await sending;
+    },
+  };
+}
 
 /** How long a lost listening connection waits before it connects again. */
 const RECONNECT_MS = 1000;

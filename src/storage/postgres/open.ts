@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import type { StoreParts } from '../store-parts.js';
 import { committerOn } from '../write-batch.js';
-import { listenForChanges } from './changes.js';
+import { changeAnnouncer, listenForChanges } from './changes.js';
 import { postgresDialect } from './dialect.js';
 import { PreparingPool } from './preparing-pool.js';
 
@@ -33,6 +33,7 @@ export function openPostgres(url: string, changeLog: boolean, poolSize = 10): St
     committer: committerOn(db, postgresDialect, changeLog),
     livesInProcess: false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    announcer: changeAnnouncer(db),
     listen: (onSeq, onGap) => listenForChanges(url, onSeq, onGap),
   };
 }
