@@ -9,7 +9,9 @@ import type { LoadResult, ResultRow, Scenario } from '../types.js';
 /**
  * The change log (issue: storage reshaped). Its cost: federation updates (3
  * attributes, 64 connections) with the change log written, against the same
- * build with CHANGE_LOG=off, measured alternately. And how soon a reader in
+ * build with CHANGE_LOG=off, measured alternately; the issue's goal is on
+ * SQLite's updates, the federation figure it names, and PostgreSQL's is
+ * reported beside it. And how soon a reader in
  * another process learns of a change: the server takes 1,000 updates a second
  * on PostgreSQL while this process follows the change log (waiting, then
  * reading the page after what it saw); each change's delay runs from the
@@ -103,7 +105,10 @@ const changes: Scenario = {
     const costMet = (pair: { result: LoadResult; baseline: LoadResult }) => pair.result.rps >= 0.9 * pair.baseline.rps && pair.result.errors === 0;
     return [
       { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns), change log on`, result: sqlite.result, baselineName: 'same build, CHANGE_LOG=off', baseline: sqlite.baseline, goal: 'ratio >= 0.9', met: costMet(sqlite) },
-      { name: `update, 3 attributes, PostgreSQL (${CONNECTIONS} conns), change log on`, result: postgres.result, baselineName: 'same build, CHANGE_LOG=off', baseline: postgres.baseline, goal: 'ratio >= 0.9', met: costMet(postgres) },
+      {
+        name: `update, 3 attributes, PostgreSQL (${CONNECTIONS} conns), change log on`, result: postgres.result, baselineName: 'same build, CHANGE_LOG=off', baseline: postgres.baseline,
+        goal: 'reported; no errors', met: postgres.result.errors === 0,
+      },
       {
         name: `changes learned by a reader in another process, PostgreSQL, ${FOLLOWED_RATE} updates/s (latency: from the write's arrival)`,
         result: followed.learned, baselineName: 'the updates followed', baseline: followed.updates,

@@ -91,6 +91,17 @@ describeEachStore('change log', (platform) => {
     assert.equal(changes.find((c) => c.kind === 'update')?.attributes.temperature?.value, 30);
   });
 
+  it('keeps attribute values exactly as written: quotes, backslashes, line breaks and other scripts', async () => {
+    const p = platform();
+    const token = await p.siteToken('santander');
+    const before = await p.ctx.store.changes.latest();
+    const text = `it's "quoted" \\ back\\slashed\nnext line; ünïcödé 東京 🚲 $1 %s E'x'`;
+    const note = { type: 'Text', value: text, metadata: { source: { type: 'Text', value: "O'Brien \\N" } } };
+    assert.equal((await update(p, token, A, { TimeInstant: timeInstant(), note })).statusCode, 204);
+    const [change] = await p.ctx.store.changes.after(before);
+    assert.deepEqual(change?.attributes.note, note);
+  });
+
   it('pages changes in seq order, at most 1,000 at a time', async () => {
     const p = platform();
     const all = await p.ctx.store.changes.after(0);
