@@ -3,6 +3,7 @@ import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome } from '../
 import type { ChangeRecord, ChangeSink } from '../domain/changes.js';
 import type { StoreErrorKind } from '../domain/errors.js';
 import type { Circle } from '../domain/geo.js';
+import type { MigrationStep } from './migrations/index.js';
 import type { Database } from './schema.js';
 import type { Session } from './prepared-query.js';
 import type { SummaryRow } from './shared/asset-rows.js';
@@ -89,6 +90,8 @@ export interface ReadingQueries {
 export interface Dialect {
   /** Names the dialect in messages and logs, and keys the statements compiled for it. */
   readonly name: 'sqlite' | 'postgres';
+  /** The step of each migration this store runs. */
+  readonly migrationStep: MigrationStep;
   /** Starts the write transaction of a batch. */
   readonly beginSql: string;
   readonly assetWrites: AssetWrites;

@@ -60,7 +60,7 @@ export class Store {
     const db = this.parts.openMigrationConnection?.() ?? this.db;
     try {
       // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
-      const migrator = new Migrator({ db, provider: migrationProvider(this.dialect.name) });
+      const migrator = new Migrator({ db, provider: migrationProvider(this.dialect.migrationStep) });
       const { error, results } = await migrator.migrateToLatest();
       if (error) throw error;
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -22,7 +22,7 @@ for (const kind of STORES) {
     before(async () => {
       db = await createTestDatabase(kind);
       store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.name) }).migrateTo('0500-readings-history-index');
+      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('0500-readings-history-index');
       if (migrated.error) throw migrated.error;
       for (const a of ASSETS) {
         const [experimenter, experiment] = a.site === 'experimenters' ? ['alice', 'exp-1'] : [null, null];

@@ -8,11 +8,13 @@ import type { StoreMigration } from './index.js';
  */
 export const identitySessions: StoreMigration = {
   name: '0100-identity-sessions',
-  async up(db: Kysely<any>, dialect) {
-    const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
+  sqlite: (db) => addSessionColumns(db, 'integer'),
+  postgres: (db) => addSessionColumns(db, 'bigint'),
+};
+
+async function addSessionColumns(db: Kysely<any>, bigint: 'bigint' | 'integer'): Promise<void> {
     await db.schema.alterTable('refresh_tokens').addColumn('session_expires_at', bigint).execute();
     await db.schema.alterTable('refresh_tokens').addColumn('auth_time', bigint).execute();
     await db.schema.createIndex('refresh_tokens_expires').on('refresh_tokens').column('expires_at').execute();
     await db.schema.createIndex('authorization_codes_expires').on('authorization_codes').column('expires_at').execute();
-  },
-};
+}

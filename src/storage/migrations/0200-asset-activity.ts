@@ -4,8 +4,11 @@ import type { StoreMigration } from './index.js';
 /** Hourly activity buckets of assets, kept by the federation write path (src/domain/activity.ts). */
 export const assetActivity: StoreMigration = {
   name: '0200-asset-activity',
-  async up(db: Kysely<any>, dialect) {
-    const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
+  sqlite: (db) => createActivity(db, 'integer'),
+  postgres: (db) => createActivity(db, 'bigint'),
+};
+
+async function createActivity(db: Kysely<any>, bigint: 'bigint' | 'integer'): Promise<void> {
     await db.schema.createTable('asset_activity')
       .addColumn('site', 'text', (c) => c.notNull())
       .addColumn('service', 'text', (c) => c.notNull())
@@ -17,5 +20,4 @@ export const assetActivity: StoreMigration = {
       .execute();
     // Online counts sum the recent buckets of every site at once.
     await db.schema.createIndex('asset_activity_hour').on('asset_activity').column('hour').execute();
-  },
-};
+}

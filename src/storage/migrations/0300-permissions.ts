@@ -8,8 +8,13 @@ import type { StoreMigration } from './index.js';
  */
 export const permissionsLookups: StoreMigration = {
   name: '0300-permissions',
-  async up(db: Kysely<any>, dialect) {
-    if (dialect === 'postgres') await sql`alter table users alter column username type text collate "C"`.execute(db);
-    await db.schema.createIndex('users_email_lower').on('users').expression(sql`lower(email)`).execute();
+  sqlite: (db) => indexEmails(db),
+  postgres: async (db) => {
+    await sql`alter table users alter column username type text collate "C"`.execute(db);
+    await indexEmails(db);
   },
 };
+
+async function indexEmails(db: Kysely<any>): Promise<void> {
+  await db.schema.createIndex('users_email_lower').on('users').expression(sql`lower(email)`).execute();
+}

@@ -9,14 +9,17 @@ import type { StoreMigration } from './index.js';
  */
 export const seedDictionaries: StoreMigration = {
   name: '0400-seed-dictionaries',
-  async up(db: Kysely<any>) {
-    await db.insertInto('asset_types')
-      .values(seed.assetTypes.map((t) => ({ id: t.type, description: t.description })))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    await db.insertInto('attribute_types')
-      .values(seed.attributeTypes.map((t) => ({ id: t.type, description: t.description, units: JSON.stringify(t.units) })))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  },
+  sqlite: (db) => seedTypes(db),
+  postgres: (db) => seedTypes(db),
 };
+
+async function seedTypes(db: Kysely<any>): Promise<void> {
+  await db.insertInto('asset_types')
+    .values(seed.assetTypes.map((t) => ({ id: t.type, description: t.description })))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  await db.insertInto('attribute_types')
+    .values(seed.attributeTypes.map((t) => ({ id: t.type, description: t.description, units: JSON.stringify(t.units) })))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -12,14 +12,14 @@ import type { StoreMigration } from './index.js';
  */
 export const readingsHistoryIndex: StoreMigration = {
   name: '0500-readings-history-index',
-  async up(db: Kysely<any>, dialect) {
-    if (dialect === 'postgres') {
-      // INCLUDE keeps the values out of the key (no ordering work on them) yet allows index-only scans.
-      await sql`create index readings_attr_history on readings (asset_seq, attr_name, recv_time, seq) include (attr_type, attr_value)`.execute(db);
-    } else {
-      // seq is the rowid; naming it keeps ties in write order without a sort.
-      await sql`create index readings_attr_history on readings (asset_seq, attr_name, recv_time, seq, attr_type, attr_value)`.execute(db);
-    }
+  async sqlite(db) {
+    // seq is the rowid; naming it keeps ties in write order without a sort.
+    await sql`create index readings_attr_history on readings (asset_seq, attr_name, recv_time, seq, attr_type, attr_value)`.execute(db);
+    await sql`drop index readings_asset_attr_time`.execute(db);
+  },
+  async postgres(db) {
+    // INCLUDE keeps the values out of the key (no ordering work on them) yet allows index-only scans.
+    await sql`create index readings_attr_history on readings (asset_seq, attr_name, recv_time, seq) include (attr_type, attr_value)`.execute(db);
     await sql`drop index readings_asset_attr_time`.execute(db);
   },
 };

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -19,12 +19,11 @@ import type { StoreMigration } from './index.js';
  */
 export const cityPositions: StoreMigration = {
   name: '0600-city-positions',
-  async up(db: Kysely<any>, dialect) {
-    if (dialect === 'postgres') {
-      await sql`create index assets_city_positions on assets using gist (point(longitude, latitude)) include (latitude, longitude, seq)
-        where deleted_at is null and site <> 'experimenters'`.execute(db);
-      return;
-    }
+  async postgres(db) {
+    await sql`create index assets_city_positions on assets using gist (point(longitude, latitude)) include (latitude, longitude, seq)
+      where deleted_at is null and site <> 'experimenters'`.execute(db);
+  },
+  async sqlite(db) {
     // Each live asset in one tree: city assets in one, the experimenters' in the other, so that a write indexes once.
     await sql`create virtual table city_positions using rtree(id, min_lon, max_lon, min_lat, max_lat)`.execute(db);
     await sql`insert into city_positions (id, min_lon, max_lon, min_lat, max_lat)

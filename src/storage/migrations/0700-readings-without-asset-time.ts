@@ -10,7 +10,10 @@ import type { StoreMigration } from './index.js';
  */
 export const readingsWithoutAssetTime: StoreMigration = {
   name: '0700-readings-without-asset-time',
-  async up(db: Kysely<any>) {
-    await sql`drop index readings_asset_time`.execute(db);
-  },
+  sqlite: (db) => dropAssetTimeIndex(db),
+  postgres: (db) => dropAssetTimeIndex(db),
 };
+
+async function dropAssetTimeIndex(db: Kysely<any>): Promise<void> {
+  await sql`drop index readings_asset_time`.execute(db);
+}

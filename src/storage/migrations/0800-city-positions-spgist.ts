@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -11,8 +11,9 @@ import type { StoreMigration } from './index.js';
  */
 export const cityPositionsSpgist: StoreMigration = {
   name: '0800-city-positions-spgist',
-  async up(db: Kysely<any>, dialect) {
-    if (dialect !== 'postgres') return;
+  // SQLite's R*Tree stays as it is.
+  sqlite: async () => {},
+  async postgres(db) {
     // SP-GiST indexes take included columns from PostgreSQL 14: on 13 the GiST index stays.
     const version = await sql<{ v: number }>`select current_setting('server_version_num')::int as v`.execute(db);
     if ((version.rows[0]?.v ?? 0) < 140000) return;

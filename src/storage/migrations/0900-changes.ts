@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -10,11 +10,13 @@ import type { StoreMigration } from './index.js';
  */
 export const changeLog: StoreMigration = {
   name: '0900-changes',
-  async up(db: Kysely<any>, dialect) {
-    const pg = dialect === 'postgres';
-    const columns = `asset_id text not null, asset_type text not null, site text not null, kind text not null,
-      attrs text not null, committed_at ${pg ? 'bigint' : 'integer'} not null`;
-    if (pg) await sql.raw(`create table changes (seq bigint generated always as identity primary key, ${columns})`).execute(db);
-    else await sql.raw(`create table changes (seq integer primary key autoincrement, ${columns})`).execute(db);
+  async sqlite(db) {
+    await sql.raw(`create table changes (seq integer primary key autoincrement, ${columns('integer')})`).execute(db);
+  },
+  async postgres(db) {
+    await sql.raw(`create table changes (seq bigint generated always as identity primary key, ${columns('bigint')})`).execute(db);
   },
 };
+
+const columns = (bigint: 'bigint' | 'integer'): string => `asset_id text not null, asset_type text not null, site text not null, kind text not null,
+  attrs text not null, committed_at ${bigint} not null`;

@@ -10,19 +10,24 @@ import { readingsWithoutAssetTime } from './0700-readings-without-asset-time.js'
 import { cityPositionsSpgist } from './0800-city-positions-spgist.js';
 import { changeLog } from './0900-changes.js';
 
+/** One step of the schema, written for each store (a store's dialect picks its own: ../ports.ts). */
 export interface StoreMigration {
   name: string;
-  up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void>;
+  sqlite(db: Kysely<any>): Promise<void>;
+  postgres(db: Kysely<any>): Promise<void>;
 }
+
+/** The step of a migration a store runs. */
+export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => Promise<void>;
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog];
 
-export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
+export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {
     async getMigrations() {
       const out: Record<string, Migration> = {};
-      for (const m of MIGRATIONS) out[m.name] = { up: (db) => m.up(db, dialect) };
+      for (const m of MIGRATIONS) out[m.name] = { up: stepOf(m) };
       return out;
     },
   };

@@ -9,6 +9,7 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  migrationStep: (migration) => migration.postgres,
   beginSql: 'begin',
   assetWrites: postgresAssetWrites,
   changes: postgresChanges,

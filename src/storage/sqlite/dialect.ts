@@ -10,6 +10,7 @@ const UNAVAILABLE_CODES = ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQ
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   // The write lock is taken at once: a batch never fails half-way for want of it.
+  migrationStep: (migration) => migration.sqlite,
   beginSql: 'begin immediate',
   assetWrites: sqliteAssetWrites,
   changes: sqliteChanges,
