@@ -8,7 +8,7 @@ interface Pending {
 }
 
 /** Items per batch at most; the rest wait for the next one. */
-const MAX_BATCH = 256;
+export const MAX_BATCH = 256;
 
 /**
  * The one way writes reach a store. Group commit: every write that arrives

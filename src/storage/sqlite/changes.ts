@@ -1,12 +1,13 @@
 import type { ChangeRecord } from '../../domain/changes.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
 import type { ChangeWrites } from '../ports.js';
+import { MAX_BATCH } from '../write-pipeline.js';
 
-/** Changes a statement appends at most (each row count is a statement of its own to prepare). */
-const CHANGES_PER_STATEMENT = 32;
+/** Changes a statement appends at most: a batch's whole (each row count is a statement of its own, prepared once). */
+const CHANGES_PER_STATEMENT = MAX_BATCH;
 
 /**
- * The changes of a transaction in a few multi-row statements, in order
+ * The changes of a transaction in one multi-row statement, in order
  * (AUTOINCREMENT numbers the rows in that order). SQLite's write lock already
  * orders commits, so seq order is commit order. The attributes are bound as
  * text: handing SQLite one JSON array of the batch to walk cost it twice as
