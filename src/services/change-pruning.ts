@@ -5,8 +5,7 @@ import type { ChangeLog } from '../storage/change-log.js';
 const PRUNE_EVERY_MS = 60_000;
 
 export interface ChangePruning {
-  /** Prunes now (the timer does it by itself); resolves with how many changes went. */
-  runOnce(): Promise<number>;
+  /** Stops the timer, once a pruning under way has ended. */
   stop(): Promise<void>;
 }
 
@@ -26,7 +25,6 @@ export function startChangePruning(changes: ChangeLog, clock: Clock, retentionMs
   };
   const timer = setInterval(() => void runOnce().catch(onError), PRUNE_EVERY_MS).unref();
   return {
-    runOnce,
     async stop() {
       clearInterval(timer);
       await running?.catch(() => {});

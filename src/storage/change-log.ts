@@ -33,9 +33,10 @@ export type ListenForChanges = (onSeq: (seq: number) => void, onGap: () => void)
  * The change log as its readers see it: the changes after a seq, in order,
  * a page at a time, and a cheap wait for the next ones. It learns of commits
  * from this process's write pipeline at once, and of other processes' from
- * the store (PostgreSQL's notifications, one per committed batch); while a
- * reader waits it also looks at the log now and then, which covers what no
- * one told it.
+ * the store (PostgreSQL's notifications, one per committed batch at most,
+ * and a look of its own whenever its listening connection is made); while a
+ * reader waits it also looks at the log once a second, which covers what no
+ * one told it (another SQLite process), so that a wait costs no statement.
  */
 export class ChangeLog {
   /** The highest seq known to be committed. */
@@ -49,8 +50,6 @@ export class ChangeLog {
   constructor(
     private readonly read: Kysely<Database>,
     private readonly writes: WritePipeline,
-    /** Whether writes record their changes (CHANGE_LOG). */
-    readonly enabled: boolean,
     private readonly listen: ListenForChanges | undefined,
   ) {}
 
@@ -107,8 +106,6 @@ export class ChangeLog {
       this.waiters.add(waiter);
     });
     this.startLooking();
-    // What was committed before the wait began, by a process that did not tell this one.
-    this.latest().catch(() => {});
     return waiting;
   }
 

@@ -29,7 +29,7 @@ export class Store {
   /** The change log: what every committed asset write changed, in order (./change-log.ts). */
   readonly changes: ChangeLog;
 
-  private constructor(private readonly parts: StoreParts, changeLog: boolean) {
+  private constructor(private readonly parts: StoreParts) {
     this.db = parts.write;
     this.read = parts.read;
     this.dialect = parts.dialect;
@@ -37,12 +37,11 @@ export class Store {
       this.changes.committed(seq);
       parts.announcer?.announce(seq);
     });
-    this.changes = new ChangeLog(parts.read, this.writes, changeLog, parts.listen);
+    this.changes = new ChangeLog(parts.read, this.writes, parts.listen);
   }
 
   static open(databaseUrl: string, options: StoreOptions = {}): Store {
-    const changeLog = options.changeLog ?? true;
-    return new Store(openStoreParts(databaseUrl, changeLog), changeLog);
+    return new Store(openStoreParts(databaseUrl, options.changeLog ?? true));
   }
 
   /** The store's page caches and threads count in the server process's memory (src/main.ts bounds the heap more tightly then). */

@@ -48,9 +48,10 @@ export const postgresChanges: ChangeWrites = { append };
  * have committed. A notification sent inside the writing transaction makes
  * its commit take a database-wide lock, which the update rate showed
  * (bench/RESULTS.md, changes); sent after the commit, on a connection of the
- * pool, it is off the write path. One is under way at a time: the batches that commit meanwhile share
- * the next one, which carries the last seq. A notification lost (the store
- * failed, the process ended) delays readers until they look for themselves.
+ * pool, it is off the write path. One is under way at a time: the batches
+ * that commit meanwhile share the next one, which carries the last seq. A
+ * notification lost (the store failed, the process ended) delays readers
+ * until they look for themselves.
  */
 export function changeAnnouncer(db: Kysely<Database>): ChangeAnnouncer {
   let latest: number | undefined;
