@@ -1,5 +1,5 @@
 import type { NgsiAttributes } from './asset-body.js';
-import type { AssetDeletion, NewAsset } from './asset-writes.js';
+import type { AssetChange, AssetDeletion, NewAsset } from './asset-writes.js';
 
 /**
  * The change log's entries: every committed write of an asset, in commit
@@ -42,6 +42,11 @@ export interface ChangeSink {
 /** The change a create records: every attribute the asset was created with. */
 export function createdChange(asset: NewAsset): ChangeRecord {
   return { assetId: asset.id, assetType: asset.type, site: asset.urn.site, kind: 'create', attributes: asset.attributes, at: asset.receivedAt };
+}
+
+/** The change an update records: the attributes it set, with their new values. */
+export function updatedChange(update: AssetChange, asset: { type: string; site: string }): ChangeRecord {
+  return { assetId: update.id, assetType: asset.type, site: asset.site, kind: 'update', attributes: update.changes, at: update.receivedAt };
 }
 
 /** The change a delete records: the asset as it was known, no attributes. */

@@ -2,7 +2,7 @@ import { activityHour } from './activity.js';
 import { mergeAttributes, type NgsiAttribute } from './asset-body.js';
 import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
 import { readingsOf, type AssetChange } from './asset-writes.js';
-import type { ChangeRecord } from './changes.js';
+import { updatedChange, type ChangeRecord } from './changes.js';
 
 /**
  * What a batch of updates changes, decided once for both stores: each update
@@ -112,7 +112,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     asset.recordedAt = input.recordedAt;
     asset.changed = true;
     found.push(true);
-    changes.push({ assetId: input.id, assetType: asset.current.type, site: asset.current.site, kind: 'update', attributes: input.changes, at: input.receivedAt });
+    changes.push(updatedChange(input, asset.current));
   }
   return {
     found,

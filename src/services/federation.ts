@@ -32,10 +32,13 @@ export interface EntityOptions {
 const knownTypes = new WeakMap<Store, Set<string>>();
 const KNOWN_TYPES_MAX = 10_000;
 
-/** The caller's site; a client whose site was never registered cannot push. */
+/** A client whose site was never registered (or is gone) cannot push. */
+const noSite = (siteId: string): AppError => badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
+
+/** The caller's site. */
 export async function requireSite(ctx: AppContext, siteId: string): Promise<SiteRecord> {
   const site = await findSiteCached(ctx.store, siteId, ctx.clock.now());
-  if (!site) throw badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
+  if (!site) throw noSite(siteId);
   return site;
 }
 
@@ -47,7 +50,7 @@ const siteOf = (ctx: AppContext, site: SiteRef): Promise<SiteRecord> => (typeof 
 function refusedCreate(outcome: Exclude<CreateOutcome, { kind: 'created' }>, siteId: string): AppError {
   if (outcome.kind === 'exists') return new AppError('ASSET_EXISTS');
   if (outcome.kind === 'quota-reached') return new AppError('SITE_QUOTA_REACHED');
-  return badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
+  return noSite(siteId);
 }
 
 /** POST /v2/entities: 201 with a Location, 422 when a live asset has that id, 400 at quota. */
