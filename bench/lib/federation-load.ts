@@ -48,8 +48,15 @@ export const createRequests = (run: string) => {
   return (i: number): RequestSpec => ({ method: 'POST', path: '/federation/v2/entities', body: `${head}"urn:oc:entity:${SITE}:environment:bench:${run}:${i}"${tail}` });
 };
 
+/** The site's write headers, once its client exists (with room for every create) and the update load's assets are created. */
+export async function seededSite(server: BenchServer): Promise<Record<string, string>> {
+  const headers = writeHeaders(await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000_000 }));
+  await seed(server, headers);
+  return headers;
+}
+
 /** Creates the assets the update load cycles through, a few requests at a time. */
-export async function seed(server: BenchServer, headers: Record<string, string>): Promise<void> {
+async function seed(server: BenchServer, headers: Record<string, string>): Promise<void> {
   const parallel = 16;
   for (let start = 0; start < SEEDED; start += parallel) {
     await Promise.all(Array.from({ length: Math.min(parallel, SEEDED - start) }, async (_, k) => {

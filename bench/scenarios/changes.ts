@@ -1,6 +1,6 @@
 import type { StoreKind } from '../lib/databases.js';
 import { measurePair } from '../lib/compare.js';
-import { CONNECTIONS, seed, SITE, updateRequests, writeHeaders } from '../lib/federation-load.js';
+import { CONNECTIONS, seededSite, updateRequests } from '../lib/federation-load.js';
 import { benchDuration, benchWarmup, load } from '../lib/load.js';
 import { startServer } from '../lib/server.js';
 import { Store } from '../../src/storage/store.js';
@@ -26,8 +26,7 @@ const FOLLOWED_CONNECTIONS = 16;
 async function updates(store: StoreKind, changeLog: 'on' | 'off'): Promise<LoadResult> {
   const server = await startServer({ store, env: { CHANGE_LOG: changeLog } });
   try {
-    const headers = writeHeaders(await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000_000 }));
-    await seed(server, headers);
+    const headers = await seededSite(server);
     return await load({ url: server.url, method: 'POST', headers, requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
   } finally {
     await server.close();
@@ -74,8 +73,7 @@ async function follow(databaseUrl: string, since: () => number, stop: Promise<un
 async function followedUpdates(): Promise<{ updates: LoadResult; learned: LoadResult }> {
   const server = await startServer({ store: 'postgres' });
   try {
-    const headers = writeHeaders(await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000_000 }));
-    await seed(server, headers);
+    const headers = await seededSite(server);
     const started = Date.now();
     const loading = load({ url: server.url, method: 'POST', headers, requests: updateRequests, connections: FOLLOWED_CONNECTIONS, overallRate: FOLLOWED_RATE, expectStatus: 204 });
     // The warm-up's changes are not counted.

@@ -5,7 +5,7 @@ import { bareBaseline } from '../lib/baseline.js';
 import type { StoreKind } from '../lib/databases.js';
 import { load } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
-import { CONNECTIONS, createRequests, PREFIX, SEEDED, seed, SITE, updateRequests, writeHeaders } from '../lib/federation-load.js';
+import { CONNECTIONS, createRequests, PREFIX, SEEDED, seededSite, updateRequests, writeHeaders } from '../lib/federation-load.js';
 import { REPO_ROOT, startServer } from '../lib/server.js';
 import { Store } from '../../src/storage/store.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
@@ -26,9 +26,7 @@ interface StoreFigures {
 async function measureStore(store: StoreKind): Promise<StoreFigures> {
   const server = await startServer({ store });
   try {
-    const token = await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000_000 });
-    const headers = writeHeaders(token);
-    await seed(server, headers);
+    const headers = await seededSite(server);
     const update = await load({ url: server.url, method: 'POST', headers, requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
     const create = await load({ url: server.url, method: 'POST', headers, requests: createRequests(store), connections: CONNECTIONS, expectStatus: 201 });
     return { update, create };
