@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
+import type { NgsiAttributes } from '../../domain/asset-body.js';
+import { renderEntity } from '../../domain/ngsi-entity-format.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
 import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
@@ -56,11 +58,8 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
     checkPlatformService(request, service, false);
     const keyValues = checkOptions(request, ['keyValues']).has('keyValues');
     const asset = await getAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
-    const attrs = JSON.parse(asset.attrs) as Record<string, { value: unknown }>;
-    const entity: Record<string, unknown> = Object.create(null);
-    entity.id = asset.id;
-    entity.type = asset.type;
-    for (const name of Object.keys(attrs)) entity[name] = keyValues ? attrs[name]?.value : attrs[name];
+    const attributes = JSON.parse(asset.attrs) as NgsiAttributes;
+    const entity = renderEntity({ id: asset.id, type: asset.type, attributes }, keyValues ? 'keyValues' : 'normalized');
     // A Buffer keeps the media type exactly application/json, as NGSI clients expect.
     return reply.code(200).header('content-type', JSON_TYPE).send(Buffer.from(JSON.stringify(entity)));
   });
