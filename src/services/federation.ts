@@ -33,7 +33,7 @@ const knownTypes = new WeakMap<Store, Set<string>>();
 const KNOWN_TYPES_MAX = 10_000;
 
 /** A client whose site was never registered (or is gone) cannot push. */
-const noSite = (siteId: string): AppError => badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
+export const noSite = (siteId: string): AppError => badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
 
 /** The caller's site. */
 export async function requireSite(ctx: AppContext, siteId: string): Promise<SiteRecord> {
