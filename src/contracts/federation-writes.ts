@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Asset, AssetCreation, AssetParams, AssetUpdate, Attribute, WriteHeaders } from './federation.js';
+import { Asset, AssetParams, AssetUpdate, Attribute, createSchema, updateSchema, WriteHeaders } from './federation.js';
 import { QueryObject } from './query.js';
 import { bearerRequired } from './security.js';
 
@@ -33,24 +33,17 @@ export const AttributeParams = Type.Object({
 const noContent = (description: string) => ({ 204: { type: 'null', description } });
 
 export const createEntitySchema = {
-  tags: ['federation'],
+  ...createSchema,
   summary: 'Create an asset (options=upsert: or append its attributes when it exists, 204 either way)',
-  security: bearerRequired,
-  headers: WriteHeaders,
   querystring: QueryObject({ options: options('upsert, keyValues (bare values)') }),
-  body: AssetCreation,
-  response: { 201: { type: 'null', description: 'Created; Location: /v2/entities/<id>?type=<type>' }, ...noContent('Created or updated (upsert); Location: /v2/entities/<id>?type=<type>'), ...errors, 422: { ...errorRef, description: 'An asset with this id exists' } },
+  response: { ...createSchema.response, ...noContent('Created or updated (upsert); Location: /v2/entities/<id>?type=<type>') },
 };
 
 export const appendAttributesSchema = {
-  tags: ['federation'],
+  ...updateSchema,
   summary: 'Update or append attributes (options=append: append only, 422 naming those that exist)',
-  security: bearerRequired,
-  headers: WriteHeaders,
-  params: AssetParams,
   querystring: QueryObject({ type: typeParameter, options: options('append (strict), keyValues') }),
-  body: AssetUpdate,
-  response: { ...noContent('Written'), ...errors, 422: unprocessable },
+  response: { ...updateSchema.response, 422: unprocessable },
 };
 
 export const patchAttributesSchema = {

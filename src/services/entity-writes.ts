@@ -39,8 +39,6 @@ export interface FailedEntity {
 
 export interface EntityWriteReport {
   written: number;
-  /** Of those written, the entities created. */
-  created: number;
   /** In request order. */
   failures: FailedEntity[];
 }
@@ -91,7 +89,7 @@ export async function writeEntities(
 ): Promise<EntityWriteReport> {
   const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues };
   const stored = action.kind === 'delete' ? await storedForRemovals(ctx, entities) : new Map<string, Record<string, NgsiAttribute>>();
-  const outcome: Array<FailedEntity | 'written' | 'created' | undefined> = new Array(entities.length);
+  const outcome: Array<FailedEntity | 'written' | undefined> = new Array(entities.length);
   let attempts: Attempt[] = entities.map((_, index) => ({ index, step: action.kind === 'delete' ? 'delete' : 'update' }));
 
   for (let round = 1; attempts.length > 0; round++) {
@@ -117,7 +115,7 @@ export async function writeEntities(
       const result = results[k];
       if (attempt.step === 'create') {
         const created = result as CreateOutcome;
-        if (created.kind === 'created') outcome[attempt.index] = 'created';
+        if (created.kind === 'created') outcome[attempt.index] = 'written';
         else if (created.kind === 'exists' && retry) next.push({ index: attempt.index, step: 'update', existed: true });
         else outcome[attempt.index] = refusedCreate(entity, created, site.id);
         return;
@@ -133,7 +131,7 @@ export async function writeEntities(
   }
 
   const failures = outcome.filter((o): o is FailedEntity => typeof o === 'object');
-  return { written: outcome.length - failures.length, created: outcome.filter((o) => o === 'created').length, failures };
+  return { written: outcome.length - failures.length, failures };
 }
 
 /**
@@ -152,9 +150,8 @@ export function singleFailure(failed: FailedEntity, attributeLevel = false): App
 /** Writes one entity; throws its failure as the single operation answers it. */
 export async function writeEntity(
   ctx: AppContext, site: SiteRecord, action: EntityAction, entity: BatchEntity, options: { keyValues: boolean; attributeLevel?: boolean },
-): Promise<{ created: boolean }> {
+): Promise<void> {
   const report = await writeEntities(ctx, site, action, [entity], options);
   const failed = report.failures[0];
   if (failed) throw singleFailure(failed, options.attributeLevel);
-  return { created: report.created > 0 };
 }
