@@ -35,7 +35,7 @@ const readable = (entity: BatchEntity, part: 'body' | 'attributes', frame: Opera
   (frame.keyValues ? normalizeKeyValues(entity[part]) : entity[part]);
 
 /** Create the entity (POST /v2/entities; its checks include the id's site). */
-export function createOperation(entity: BatchEntity, frame: OperationFrame): AssetWrite {
+export function createOperation(entity: BatchEntity, frame: OperationFrame): Extract<AssetWrite, { kind: 'create' }> {
   const creation = readAssetCreation(readable(entity, 'body', frame), frame.site.id);
   return { kind: 'create', input: {
     asset: { ...creation, position: positionFromAttributes(creation.attributes, frame.site), receivedAt: frame.receivedAt },

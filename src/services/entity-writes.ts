@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import type { NgsiAttribute } from '../domain/asset-body.js';
 import type { AssetWrite, CreateOutcome, UpdateOutcome } from '../domain/asset-writes.js';
 import type { AttributeWriteMode } from '../domain/attribute-writes.js';
-import type { BatchAction, BatchEntity } from '../domain/batch-update.js';
+import { attributesOf, type BatchAction, type BatchEntity } from '../domain/batch-update.js';
 import { describeFailures, type EntityFailure } from '../domain/entity-failures.js';
 import { createOperation, deleteOperation, removedAttributes, removesPosition, updateOperation, type OperationFrame } from '../domain/entity-operations.js';
 import { AppError } from '../domain/errors.js';
@@ -154,4 +154,16 @@ export async function writeEntity(
   const report = await writeEntities(ctx, site, action, [entity], options);
   const failed = report.failures[0];
   if (failed) throw singleFailure(failed, options.attributeLevel);
+}
+
+/**
+ * POST /v2/entities?options=upsert: the body is judged as the create it may
+ * be, whether or not the asset exists; then created, or its attributes appended.
+ */
+export async function upsertEntity(ctx: AppContext, site: SiteRecord, body: unknown, options: { keyValues: boolean }): Promise<{ location: string }> {
+  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues };
+  const whole = body as Record<string, unknown>;
+  const { id, type } = createOperation({ id: '', type: undefined, body: whole, attributes: whole }, frame).input.asset;
+  await writeEntity(ctx, site, BATCH_ACTIONS.append, { id, type, body: whole, attributes: attributesOf(whole) }, options);
+  return { location: `/v2/entities/${id}?type=${type}` };
 }

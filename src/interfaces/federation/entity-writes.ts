@@ -8,12 +8,11 @@ import {
 import type { NgsiAttribute } from '../../domain/asset-body.js';
 import { attributeReplacement, valueReplacement } from '../../domain/attribute-replacement.js';
 import type { AttributeWriteMode } from '../../domain/attribute-writes.js';
-import { attributesOf, type BatchEntity } from '../../domain/batch-update.js';
-import { createOperation } from '../../domain/entity-operations.js';
+import type { BatchEntity } from '../../domain/batch-update.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { normalizeKeyValues } from '../../domain/ngsi-key-values.js';
 import { createAsset, getAsset, updateAsset } from '../../services/federation.js';
-import { writeEntity } from '../../services/entity-writes.js';
+import { upsertEntity, writeEntity } from '../../services/entity-writes.js';
 import type { SiteRecord } from '../../storage/repositories/sites.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
 import { readValueBody } from './value-body.js';
@@ -25,15 +24,9 @@ import { readValueBody } from './value-body.js';
  * src/services/entity-writes.ts.
  */
 
-/**
- * A request body as the entity it writes. The body of a write of attributes
- * is read whole, so that an id or type in it is refused, as on POST …/attrs;
- * an entity (`whole`) gives its attributes without them.
- */
-function entityOf(id: string, type: string | undefined, body: unknown, whole = false): BatchEntity {
-  const text = body as Record<string, unknown>;
-  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-  return { id, type, body: text, attributes: whole && isObject ? attributesOf(text) : text };
+/** A body of attributes as the entity it writes: read whole, so that an id or type in it is refused, as on POST …/attrs. */
+function entityOf(id: string, type: string | undefined, body: unknown): BatchEntity {
+  return { id, type, body: body as Record<string, unknown>, attributes: body as Record<string, unknown> };
 }
 
 /** A write of attributes to an existing entity, as `mode` says (404 when it is not there). */
@@ -67,15 +60,9 @@ export function registerEntityWrites(scope: FastifyInstance, ctx: AppContext): v
       const created = await createAsset(ctx, site, keyValues ? normalizeKeyValues(body) : body);
       return reply.code(201).header('location', created.location).send();
     }
-    // An upsert is judged as the create it may be, whether or not the asset exists.
-    const frame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues };
-    const write = createOperation(entityOf('', undefined, body, true), frame);
-    if (write.kind !== 'create') throw new Error('a create operation made another write');
-    const { id, type } = write.input.asset;
-    const entity = entityOf(id, type, body, true);
-    await writeEntity(ctx, site, { kind: 'attributes', mode: 'append', createMissing: true }, entity, { keyValues });
+    const { location } = await upsertEntity(ctx, site, body, { keyValues });
     // 204 whether created or updated, with the Location, as Orion answers (IoT Agents accept nothing else).
-    return reply.code(204).header('location', `/v2/entities/${id}?type=${type}`).send();
+    return reply.code(204).header('location', location).send();
   });
 
   app.post('/entities/:assetId/attrs', { schema: appendAttributesSchema }, async (request, reply) => {
