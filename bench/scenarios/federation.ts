@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bareBaseline } from '../lib/baseline.js';
 import type { StoreKind } from '../lib/databases.js';
+import { measurePair } from '../lib/compare.js';
 import { load } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
 import { attributeUpdates, BATCH_CONNECTIONS, BATCH_ENTITIES, BATCH_PATH, batchRequests } from '../lib/batch-load.js';
@@ -26,7 +27,9 @@ interface StoreFigures {
   update: LoadResult;
   create: LoadResult;
   batch: LoadResult;
+  /** PATCH …/attrs and POST …/attrs with the same bodies, measured alternately. */
   patch: LoadResult;
+  post: LoadResult;
 }
 
 async function measureStore(store: StoreKind): Promise<StoreFigures> {
@@ -37,8 +40,10 @@ async function measureStore(store: StoreKind): Promise<StoreFigures> {
     const create = await load({ url: server.url, method: 'POST', headers, requests: createRequests(store), connections: CONNECTIONS, expectStatus: 201 });
     const batch = await load({ url: `${server.url}${BATCH_PATH}`, method: 'POST', headers, requests: batchRequests, connections: BATCH_CONNECTIONS, expectStatus: 204 });
     // The update load has given every seeded asset each attribute the PATCH names.
-    const patch = await load({ url: server.url, method: 'PATCH', headers, requests: (i) => ({ ...updateRequests(i), method: 'PATCH' }), connections: CONNECTIONS, expectStatus: 204 });
-    return { update, create, batch, patch };
+    const single = (method: 'PATCH' | 'POST') => () =>
+      load({ url: server.url, method, headers, requests: (i) => ({ ...updateRequests(i), method }), connections: CONNECTIONS, expectStatus: 204 });
+    const { result: patch, baseline: post } = await measurePair(single('PATCH'), single('POST'));
+    return { update, create, batch, patch, post };
   } finally {
     await server.close();
   }
@@ -177,12 +182,12 @@ const federation: Scenario = {
         goal: '>= 20,000 attribute updates/s (>= 40 requests/s)', met: attributeUpdates(postgres.batch.rps) >= 20_000 && postgres.batch.errors === 0,
       },
       {
-        name: `single PATCH …/attrs, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.patch, baselineName: 'POST …/attrs, same body, same run', baseline: sqlite.update,
-        goal: 'ratio >= 0.9', met: sqlite.patch.rps >= 0.9 * sqlite.update.rps && sqlite.patch.errors === 0,
+        name: `single PATCH …/attrs, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.patch, baselineName: 'POST …/attrs, same body, measured alternately', baseline: sqlite.post,
+        goal: 'ratio >= 0.9', met: sqlite.patch.rps >= 0.9 * sqlite.post.rps && sqlite.patch.errors === 0,
       },
       {
-        name: `single PATCH …/attrs, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.patch, baselineName: 'POST …/attrs, same body, same run', baseline: postgres.update,
-        goal: 'ratio >= 0.9', met: postgres.patch.rps >= 0.9 * postgres.update.rps && postgres.patch.errors === 0,
+        name: `single PATCH …/attrs, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.patch, baselineName: 'POST …/attrs, same body, measured alternately', baseline: postgres.post,
+        goal: 'ratio >= 0.9', met: postgres.patch.rps >= 0.9 * postgres.post.rps && postgres.patch.errors === 0,
       },
     ];
   },
