@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { bareBaseline } from '../lib/baseline.js';
 import type { StoreKind } from '../lib/databases.js';
+import { measurePair } from '../lib/compare.js';
 import { load } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
+import { attributeUpdates, BATCH_CONNECTIONS, BATCH_ENTITIES, BATCH_PATH, batchRequests } from '../lib/batch-load.js';
 import { CONNECTIONS, createRequests, PREFIX, SEEDED, seededSite, updateRequests, writeHeaders } from '../lib/federation-load.js';
 import { REPO_ROOT, startServer } from '../lib/server.js';
 import { Store } from '../../src/storage/store.js';
@@ -16,11 +18,18 @@ import type { LoadResult, ResultRow, Scenario } from '../types.js';
  * against two baselines measured in the same run: a bare node:http server
  * answering the same status, and the raw floor of DESIGN.md "The write path"
  * (bare node:http + raw better-sqlite3 doing the same writes, group-committed).
+ * Then the NGSI writes (issue: NGSI v2 for sites): `/v2/op/update` append of
+ * 100 entities × 5 attributes per request, 16 connections, against the same
+ * raw floor doing the same writes; and a single PATCH against POST …/attrs.
  */
 
 interface StoreFigures {
   update: LoadResult;
   create: LoadResult;
+  batch: LoadResult;
+  /** PATCH …/attrs and POST …/attrs with the same bodies, measured alternately. */
+  patch: LoadResult;
+  post: LoadResult;
 }
 
 async function measureStore(store: StoreKind): Promise<StoreFigures> {
@@ -29,7 +38,12 @@ async function measureStore(store: StoreKind): Promise<StoreFigures> {
     const headers = await seededSite(server);
     const update = await load({ url: server.url, method: 'POST', headers, requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
     const create = await load({ url: server.url, method: 'POST', headers, requests: createRequests(store), connections: CONNECTIONS, expectStatus: 201 });
-    return { update, create };
+    const batch = await load({ url: `${server.url}${BATCH_PATH}`, method: 'POST', headers, requests: batchRequests, connections: BATCH_CONNECTIONS, expectStatus: 204 });
+    // The update load has given every seeded asset each attribute the PATCH names.
+    const single = (method: 'PATCH' | 'POST') => () =>
+      load({ url: server.url, method, headers, requests: (i) => ({ ...updateRequests(i), method }), connections: CONNECTIONS, expectStatus: 204 });
+    const { result: patch, baseline: post } = await measurePair(single('PATCH'), single('POST'));
+    return { update, create, batch, patch, post };
   } finally {
     await server.close();
   }
@@ -45,6 +59,7 @@ async function measureStore(store: StoreKind): Promise<StoreFigures> {
  */
 const RAW_FLOOR_SERVER = `
 const http = require('node:http');
+const BATCH_PATH = process.env.FLOOR_BATCH_PATH;
 const Database = require('better-sqlite3');
 const db = new Database(process.env.FLOOR_DB);
 db.pragma('journal_mode = WAL');
@@ -80,21 +95,30 @@ function flush() {
   const batch = pending;
   pending = [];
   commit(batch);
-  for (const job of batch) { job.res.writeHead(job.status); job.res.end(); }
+  for (const job of batch) if (job.res) { job.res.writeHead(job.status); job.res.end(); }
 }
 http.createServer((req, res) => {
   if (req.url === '/__ready') { res.writeHead(200); res.end(); return; }
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
-    const id = decodeURIComponent(req.url.slice(PATH_START, req.url.length - '/attrs'.length));
-    pending.push({ id, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), res, status: 500 });
-    if (pending.length === 1) setImmediate(flush);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const start = pending.length;
+    if (req.url === BATCH_PATH) {
+      // A batch: each entity written as an update, the request answered once with its last.
+      for (const { id, type, ...attrs } of body.entities) pending.push({ id, body: attrs, res: null, status: 500 });
+      pending[pending.length - 1].res = res;
+    } else {
+      const id = decodeURIComponent(req.url.slice(PATH_START, req.url.length - '/attrs'.length));
+      pending.push({ id, body, res, status: 500 });
+    }
+    if (start === 0) setImmediate(flush);
   });
 }).listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
 `;
 
-async function rawFloor(): Promise<LoadResult> {
+/** The raw floor under the update load (one asset per request), or under the batch load. */
+async function rawFloor(shape: 'update' | 'batch'): Promise<LoadResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opencity-floor-'));
   const file = path.join(dir, 'floor.db');
   const schema = Store.open(`sqlite:${file}`);
@@ -107,10 +131,12 @@ async function rawFloor(): Promise<LoadResult> {
     FLOOR_PORT: String(port),
     FLOOR_ASSETS: String(SEEDED),
     FLOOR_PREFIX: PREFIX,
+    FLOOR_BATCH_PATH: BATCH_PATH,
   }, REPO_ROOT);
   try {
     const url = `http://127.0.0.1:${port}`;
     await waitUntilAnswering(`${url}/__ready`, child, { timeoutMs: 20_000 });
+    if (shape === 'batch') return await load({ url, method: 'POST', headers: writeHeaders('x'), requests: batchRequests, connections: BATCH_CONNECTIONS, expectStatus: 204 });
     return await load({ url, method: 'POST', headers: writeHeaders('x'), requests: updateRequests, connections: CONNECTIONS, expectStatus: 204 });
   } finally {
     await child.stop();
@@ -118,16 +144,21 @@ async function rawFloor(): Promise<LoadResult> {
   }
 }
 
+/** The batch rows' name: requests/s is the rps column; each request updates 500 attributes. */
+const batchName = (store: string): string =>
+  `/v2/op/update append, ${BATCH_ENTITIES} entities × 5 attributes per request (rps × 500 = attribute updates/s), ${store} (${BATCH_CONNECTIONS} conns)`;
+
 /** PostgreSQL updates against bare node:http, as recorded before the change log was written (the issue asks for no less). */
 const POSTGRES_UPDATE_RATIO_BEFORE = 0.18;
 
 const federation: Scenario = {
   name: 'federation',
-  description: 'Federation writes (update with 3 attributes, create), 64 connections, SQLite and PostgreSQL, against bare node:http and the raw SQLite floor.',
+  description: 'Federation writes (update with 3 attributes, create), 64 connections, SQLite and PostgreSQL, against bare node:http and the raw SQLite floor; /v2/op/update append batches (100 entities × 5 attributes, 16 connections) against the raw floor doing the same writes; single PATCH against POST …/attrs.',
   async run(): Promise<ResultRow[]> {
     const sqlite = await measureStore('sqlite');
     const postgres = await measureStore('postgres');
-    const floor = await rawFloor();
+    const floor = await rawFloor('update');
+    const batchFloor = await rawFloor('batch');
     const sample = updateRequests(1);
     const bare204 = await bareBaseline({ status: 204, body: '', method: 'POST', path: sample.path, headers: writeHeaders('x'), requests: updateRequests, connections: CONNECTIONS });
     const bare201 = await bareBaseline({ status: 201, body: '', method: 'POST', path: '/federation/v2/entities', headers: writeHeaders('x'), requests: createRequests('bare'), connections: CONNECTIONS });
@@ -142,6 +173,22 @@ const federation: Scenario = {
         goal: `ratio >= ${POSTGRES_UPDATE_RATIO_BEFORE} (as before the change log)`, met: postgres.update.rps >= POSTGRES_UPDATE_RATIO_BEFORE * bare204.rps && postgres.update.errors === 0,
       },
       { name: `create, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.create, baselineName: 'bare node:http 201', baseline: bare201, goal: '>= 5,000/s', met: postgres.create.rps >= 5000 && postgres.create.errors === 0 },
+      {
+        name: batchName('SQLite'), result: sqlite.batch, baselineName: 'raw floor: node:http + SQLite, group commit, same writes', baseline: batchFloor,
+        goal: '>= 50,000 attribute updates/s (>= 100 requests/s); ratio reported', met: attributeUpdates(sqlite.batch.rps) >= 50_000 && sqlite.batch.errors === 0,
+      },
+      {
+        name: batchName('PostgreSQL'), result: postgres.batch, baselineName: 'raw floor: node:http + SQLite, group commit, same writes', baseline: batchFloor,
+        goal: '>= 20,000 attribute updates/s (>= 40 requests/s)', met: attributeUpdates(postgres.batch.rps) >= 20_000 && postgres.batch.errors === 0,
+      },
+      {
+        name: `single PATCH …/attrs, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.patch, baselineName: 'POST …/attrs, same body, measured alternately', baseline: sqlite.post,
+        goal: 'ratio >= 0.9', met: sqlite.patch.rps >= 0.9 * sqlite.post.rps && sqlite.patch.errors === 0,
+      },
+      {
+        name: `single PATCH …/attrs, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.patch, baselineName: 'POST …/attrs, same body, measured alternately', baseline: postgres.post,
+        goal: 'ratio >= 0.9', met: postgres.patch.rps >= 0.9 * postgres.post.rps && postgres.patch.errors === 0,
+      },
     ];
   },
 };

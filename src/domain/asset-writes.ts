@@ -1,4 +1,5 @@
 import { readingValue, type NgsiAttribute, type NgsiAttributes } from './asset-body.js';
+import type { AttributeRefusal, AttributeWriteMode } from './attribute-writes.js';
 import type { Position } from './position.js';
 import type { AssetUrn } from './urn.js';
 
@@ -53,6 +54,10 @@ export interface AssetChange {
   /** `?type=` of the request: when given, the asset must have that type (as Orion). */
   expectedType: string | undefined;
   changes: NgsiAttributes;
+  /** How `changes` meet the stored attributes (./attribute-writes.ts); default `append`. */
+  mode?: AttributeWriteMode;
+  /** Attributes the write removes; each must exist. */
+  removes?: string[];
   /** A new position when the request carries one. */
   position: Position | undefined;
   recordedAt: number;
@@ -72,10 +77,13 @@ export type AssetWrite =
   | { kind: 'update'; input: AssetChange }
   | { kind: 'delete'; input: AssetDeletion };
 
-/** What each kind of write answers: a create's outcome; whether the asset was found, for the others. */
+/** What an update came to: written (true), its asset not found (false), or refused for its attributes (nothing written). */
+export type UpdateOutcome = boolean | AttributeRefusal;
+
+/** What each kind of write answers: a create's outcome; an update's; whether the asset was found, for a delete. */
 export interface AssetWriteResults {
   create: CreateOutcome;
-  update: boolean;
+  update: UpdateOutcome;
   delete: boolean;
 }
 

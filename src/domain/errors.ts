@@ -35,6 +35,9 @@ export const ERRORS = {
   ASSET_NOT_FOUND: { kind: 'NotFound', message: 'The requested entity has not been found. Check type and id' },
   ASSET_EXISTS: { kind: 'Unprocessable', message: 'Already Exists' },
   SITE_QUOTA_REACHED: { kind: 'BadRequest', message: 'The site reached its quota' },
+  ATTRIBUTE_NOT_FOUND: { kind: 'NotFound', message: 'The entity does not have such an attribute' },
+  /** A batch of which some entities were written and some not (Orion's answer). */
+  PARTIAL_UPDATE: { kind: 'PartialUpdate', message: 'Some entities of the request were not written' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,14 +1,16 @@
 import { activityHour } from './activity.js';
-import { mergeAttributes, type NgsiAttribute } from './asset-body.js';
+import type { NgsiAttribute } from './asset-body.js';
 import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
-import { readingsOf, type AssetChange } from './asset-writes.js';
+import { readingsOf, type AssetChange, type UpdateOutcome } from './asset-writes.js';
+import { applyAttributeWrite, isAttributeRefusal, observedAt, setsValues } from './attribute-writes.js';
 import { updatedChange, type ChangeRecord } from './changes.js';
 
 /**
  * What a batch of updates changes, decided once for both stores: each update
- * applies in order to a live asset (append semantics: attributes replaced or
- * added); an update whose asset does not exist, or has another type than its
- * `expectedType`, writes nothing. Each changed asset is then written once.
+ * applies in order to a live asset, its attributes as its mode says
+ * (./attribute-writes.ts; by default replaced or added); an update whose
+ * asset does not exist, or has another type than its `expectedType`, or whose
+ * attributes are refused, writes nothing. Each changed asset is then written once.
  */
 
 /** A live asset as the store holds it before the batch. */
@@ -58,6 +60,8 @@ export interface AttributeRow {
 export interface UpdatePlan {
   /** Per update, in order: was its asset found (and written)? */
   found: boolean[];
+  /** Per update, in order: what it came to (a refusal names the attributes). */
+  outcomes: UpdateOutcome[];
   /** The assets the batch changed, each once, in the order the store read them. */
   written: UpdatedAsset[];
   /** Readings appended, in request order. */
@@ -78,7 +82,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, moved: false, changed: false,
     });
   }
-  const found: boolean[] = [];
+  const outcomes: UpdateOutcome[] = [];
   const readings: ReadingRow[] = [];
   const attributes: AttributeRow[] = [];
   const changes: ChangeRecord[] = [];
@@ -87,7 +91,12 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
   for (const input of inputs) {
     const asset = assets.get(input.id);
     if (!asset || (input.expectedType !== undefined && asset.current.type !== input.expectedType)) {
-      found.push(false);
+      outcomes.push(false);
+      continue;
+    }
+    const attrs = applyAttributeWrite(asset.attrs, input);
+    if (isAttributeRefusal(attrs)) {
+      outcomes.push(attrs);
       continue;
     }
     const { seq } = asset;
@@ -96,12 +105,21 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
     }
     for (const r of readingsOf(input.changes)) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
-    asset.attrs = mergeAttributes(asset.attrs, input.changes);
+    const stored = asset.attrs;
+    asset.attrs = attrs;
+    asset.changed = true;
+    outcomes.push(true);
+    changes.push(updatedChange(input, asset.current));
     const to = input.position;
     if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {
       asset.latitude = to.latitude;
       asset.longitude = to.longitude;
       asset.moved = true;
+    }
+    // A write that only removes attributes observes nothing: the asset keeps its times.
+    if (!setsValues(input)) {
+      if (asset.recordedAt === 0) asset.recordedAt = observedAt(stored);
+      continue;
     }
     const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
     if (from !== toHour) {
@@ -110,12 +128,10 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     }
     asset.lastReadingAt = input.receivedAt;
     asset.recordedAt = input.recordedAt;
-    asset.changed = true;
-    found.push(true);
-    changes.push(updatedChange(input, asset.current));
   }
   return {
-    found,
+    found: outcomes.map((o) => o === true),
+    outcomes,
     written: [...assets.values()].filter((a) => a.changed),
     readings,
     attributes,

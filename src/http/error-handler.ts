@@ -50,6 +50,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   ASSET_NOT_FOUND: 404,
   ASSET_EXISTS: 422,
   SITE_QUOTA_REACHED: 400,
+  ATTRIBUTE_NOT_FOUND: 404,
+  PARTIAL_UPDATE: 422,
 };
 
 export const statusOfCode = (code: ErrorCode): number => HTTP_STATUS[code];

@@ -33,7 +33,7 @@ const knownTypes = new WeakMap<Store, Set<string>>();
 const KNOWN_TYPES_MAX = 10_000;
 
 /** A client whose site was never registered (or is gone) cannot push. */
-const noSite = (siteId: string): AppError => badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
+export const noSite = (siteId: string): AppError => badRequest(`ClientID wrong: no site ${siteId} is registered on this platform`);
 
 /** The caller's site. */
 export async function requireSite(ctx: AppContext, siteId: string): Promise<SiteRecord> {
@@ -92,7 +92,7 @@ export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
   const update = readAssetUpdate(body);
   const position = positionFromAttributes(update.attributes, site);
   const receivedAt = ctx.clock.now();
-  const found = await ctx.store.writes.write({ kind: 'update', input: {
+  const outcome = await ctx.store.writes.write({ kind: 'update', input: {
     id: assetId,
     expectedType: options.type,
     changes: update.attributes,
@@ -100,7 +100,8 @@ export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
     recordedAt: update.recordedAt,
     receivedAt,
   } });
-  if (!found) throw new AppError('ASSET_NOT_FOUND');
+  // Append semantics refuse no attribute: the asset was written, or not found.
+  if (outcome !== true) throw new AppError('ASSET_NOT_FOUND');
 }
 
 /** DELETE /v2/entities/{id}: the asset leaves discovery, its history stays; 404 when absent. */

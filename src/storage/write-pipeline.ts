@@ -3,6 +3,8 @@ import type { BatchCommitter, BatchItem, CommittedBatch, WriteJob } from './writ
 
 interface Pending {
   item: BatchItem;
+  /** Writes submitted together (writeAll) share a group and are never split between two batches. */
+  group?: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -25,6 +27,7 @@ export class WritePipeline {
   private inFlight = 0;
   /** A batch holding a job is under way, alone. */
   private exclusive = false;
+  private groups = 0;
 
   constructor(
     private readonly committer: BatchCommitter,
@@ -36,6 +39,18 @@ export class WritePipeline {
   /** Writes an asset (create, update, delete) in its turn. */
   write<W extends AssetWrite>(write: W): Promise<AssetWriteResult<W>> {
     return this.enqueue(write) as Promise<AssetWriteResult<W>>;
+  }
+
+  /**
+   * Writes assets submitted together (an NGSI batch): they go to the store in
+   * one batch, whatever the batch size otherwise allowed, so in one commit;
+   * each still has its own outcome, in order.
+   */
+  writeAll(writes: readonly AssetWrite[]): Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>> {
+    const group = ++this.groups;
+    const written = writes.map((item) => new Promise<unknown>((resolve, reject) => this.pending.push({ item, group, resolve, reject })));
+    this.schedule();
+    return Promise.allSettled(written) as Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>>;
   }
 
   /** Runs any other write on the store's write transaction, in its turn. */
@@ -72,6 +87,8 @@ export class WritePipeline {
       if (jobs ? this.inFlight > 0 : this.inFlight >= limit) return;
       let end = 0;
       while (end < this.pending.length && end < this.maxBatch && (limit === 1 || ((this.pending[end] as Pending).item.kind === 'job') === jobs)) end++;
+      const group = end > 0 ? (this.pending[end - 1] as Pending).group : undefined;
+      while (group !== undefined && end < this.pending.length && (this.pending[end] as Pending).group === group) end++;
       this.send(this.pending.splice(0, end), jobs);
     }
   }

@@ -159,9 +159,10 @@ describeEachStore('federation: headers and body', (platform) => {
   it('refuses NGSI options it does not offer', async () => {
     const p = platform();
     const token = await p.siteToken('santander');
-    const res = await p.app.inject({ method: 'POST', url: `${BASE}?options=upsert`, headers: writeHeaders(token), payload: JSON.stringify(assetBody(ID)) });
-    refused(res, 400, 'BadRequest', 'Query parameter options=upsert is not supported here');
-    refused(await update(p, token, ID, { TimeInstant: timeInstant() }, {}, '?options=append'), 400, 'BadRequest', 'Query parameter options=append is not supported here');
+    // upsert, append and keyValues are offered; Orion's forcedUpdate and overrideMetadata are not.
+    const res = await p.app.inject({ method: 'POST', url: `${BASE}?options=upsert,forcedUpdate`, headers: writeHeaders(token), payload: JSON.stringify(assetBody(ID)) });
+    refused(res, 400, 'BadRequest', 'Query parameter options=forcedUpdate is not supported here');
+    refused(await update(p, token, ID, { TimeInstant: timeInstant() }, {}, '?options=overrideMetadata'), 400, 'BadRequest', 'Query parameter options=overrideMetadata is not supported here');
   });
 });
 

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
+import { deleteSchema, FederationError, getSchema } from '../../contracts/federation.js';
 import type { NgsiAttributes } from '../../domain/asset-body.js';
 import { renderEntity } from '../../domain/ngsi-entity-format.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
-import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
-import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
+import { deleteAsset, getAsset } from '../../services/federation.js';
+import { batchUpdateRoutes } from './batch.js';
+import { registerEntityWrites } from './entity-writes.js';
+import { notifyRoutes } from './notify.js';
+import { checkOptions, checkPlatformService, siteOfRequest, typeQuery } from './request.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -28,23 +31,9 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   const service = ctx.config.platformServiceName;
-
-  app.post('/entities', { schema: createSchema }, async (request, reply) => {
-    const site = await siteOfRequest(request, ctx);
-    checkPlatformService(request, service, true);
-    checkOptions(request, []);
-    const created = await createAsset(ctx, site, readJsonBody(request));
-    return reply.code(201).header('location', created.location).send();
-  });
-
-  app.post('/entities/:assetId/attrs', { schema: updateSchema }, async (request, reply) => {
-    const site = await siteOfRequest(request, ctx);
-    checkPlatformService(request, service, true);
-    checkOptions(request, []);
-    const body = readJsonBody(request);
-    await updateAsset(ctx, site, request.params.assetId, body, { type: typeQuery(request) });
-    return reply.code(204).send();
-  });
+  registerEntityWrites(app, ctx);
+  batchUpdateRoutes(app, ctx);
+  notifyRoutes(app, ctx);
 
   app.delete('/entities/:assetId', { schema: deleteSchema }, async (request, reply) => {
     const site = await siteOfRequest(request, ctx);

@@ -211,7 +211,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 }
 
 /** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
-async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<boolean[]> {
+async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): ReturnType<AssetWrites['update']> {
   // Locked in id order, as every process locks them.
   const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
   const plan = planUpdates(inputs, current);
@@ -230,7 +230,7 @@ async function update(session: Session, inputs: readonly AssetChange[], changes:
     await DROP_EMPTY_ACTIVITIES.run(session, activityColumns(emptied.rows.map((e) => ({ key: e, hour: Number(e.hour) }))));
   }
   for (const change of plan.changes) changes.add(change);
-  return plan.found;
+  return plan.outcomes;
 }
 
 export const postgresAssetWrites: AssetWrites = {

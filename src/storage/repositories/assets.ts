@@ -15,3 +15,15 @@ export async function findLiveAsset(store: Store, id: string): Promise<StoredAss
     .where('id', '=', id).where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+/** Live assets by id (those of `ids` that are live), one statement per thousand ids. */
+export async function findLiveAssets(store: Store, ids: readonly string[]): Promise<Map<string, StoredAsset>> {
+  const found = new Map<string, StoredAsset>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 1000) {
+    const rows = await store.read.selectFrom('assets').select(['id', 'type', 'attrs'])
+      .where('id', 'in', unique.slice(i, i + 1000)).where('deleted_at', 'is', null).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}

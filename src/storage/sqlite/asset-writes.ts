@@ -172,7 +172,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 }
 
 /** Applies updates in order (src/domain/update-plan.ts), writing each changed asset once. */
-async function update(session: Session, inputs: Parameters<AssetWrites['update']>[1], changes: ChangeSink): Promise<boolean[]> {
+async function update(session: Session, inputs: Parameters<AssetWrites['update']>[1], changes: ChangeSink): ReturnType<AssetWrites['update']> {
   const current: CurrentAsset[] = [];
   for (const chunk of chunks([...new Set(inputs.map((i) => i.id))])) current.push(...(await CURRENT_ASSETS.run(session, chunk, chunk.length)).rows);
   const plan = planUpdates(inputs, current);
@@ -191,7 +191,7 @@ async function update(session: Session, inputs: Parameters<AssetWrites['update']
   await moveActivity(session, plan.hourMoves);
   await indexPositions(session, moved);
   for (const change of plan.changes) changes.add(change);
-  return plan.found;
+  return plan.outcomes;
 }
 
 export const sqliteAssetWrites: AssetWrites = {
