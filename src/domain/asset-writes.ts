@@ -57,7 +57,15 @@ export interface AssetChange {
   position: Position | undefined;
   recordedAt: number;
   receivedAt: number;
+  /** The most attributes the asset may carry once updated (MAX_ATTRIBUTES); unset: no bound. */
+  maxAttributes?: number;
 }
+
+/**
+ * What an update came to: written; its asset not found (or of another type
+ * than asked); or refused, for it would take the asset beyond its attributes.
+ */
+export type UpdateOutcome = 'updated' | 'not-found' | 'too-many-attributes';
 
 export interface AssetDeletion {
   id: string;
@@ -72,10 +80,10 @@ export type AssetWrite =
   | { kind: 'update'; input: AssetChange }
   | { kind: 'delete'; input: AssetDeletion };
 
-/** What each kind of write answers: a create's outcome; whether the asset was found, for the others. */
+/** What each kind of write answers: a create's or an update's outcome; whether the asset was found, for a delete. */
 export interface AssetWriteResults {
   create: CreateOutcome;
-  update: boolean;
+  update: UpdateOutcome;
   delete: boolean;
 }
 

@@ -1,7 +1,7 @@
 import { activityHour } from './activity.js';
 import { mergeAttributes, type NgsiAttribute } from './asset-body.js';
 import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
-import { readingsOf, type AssetChange } from './asset-writes.js';
+import { readingsOf, type AssetChange, type UpdateOutcome } from './asset-writes.js';
 import { updatedChange, type ChangeRecord } from './changes.js';
 
 /**
@@ -56,8 +56,8 @@ export interface AttributeRow {
 }
 
 export interface UpdatePlan {
-  /** Per update, in order: was its asset found (and written)? */
-  found: boolean[];
+  /** Per update, in order, what it came to (only an 'updated' one is written). */
+  outcomes: UpdateOutcome[];
   /** The assets the batch changed, each once, in the order the store read them. */
   written: UpdatedAsset[];
   /** Readings appended, in request order. */
@@ -78,7 +78,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, moved: false, changed: false,
     });
   }
-  const found: boolean[] = [];
+  const outcomes: UpdateOutcome[] = [];
   const readings: ReadingRow[] = [];
   const attributes: AttributeRow[] = [];
   const changes: ChangeRecord[] = [];
@@ -87,7 +87,12 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
   for (const input of inputs) {
     const asset = assets.get(input.id);
     if (!asset || (input.expectedType !== undefined && asset.current.type !== input.expectedType)) {
-      found.push(false);
+      outcomes.push('not-found');
+      continue;
+    }
+    // The bound holds for the asset as the update would leave it: the attributes it keeps and those it adds.
+    if (input.maxAttributes !== undefined && attributeCountAfter(asset.attrs, input.changes) > input.maxAttributes) {
+      outcomes.push('too-many-attributes');
       continue;
     }
     const { seq } = asset;
@@ -111,17 +116,24 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     asset.lastReadingAt = input.receivedAt;
     asset.recordedAt = input.recordedAt;
     asset.changed = true;
-    found.push(true);
+    outcomes.push('updated');
     changes.push(updatedChange(input, asset.current));
   }
   return {
-    found,
+    outcomes,
     written: [...assets.values()].filter((a) => a.changed),
     readings,
     attributes,
     hourMoves: [...hourMoves.groupsWithCounts()].map(({ value, n }) => ({ ...value, n })),
     changes,
   };
+}
+
+/** How many attributes an asset has once `changes` are merged into `stored`. */
+function attributeCountAfter(stored: Readonly<Record<string, NgsiAttribute>>, changes: Readonly<Record<string, NgsiAttribute>>): number {
+  let count = Object.keys(stored).length;
+  for (const name of Object.keys(changes)) if (!Object.hasOwn(stored, name)) count++;
+  return count;
 }
 
 /** A statement may not upsert one row twice: a name repeated for an asset keeps its last type. */

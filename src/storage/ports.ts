@@ -1,5 +1,5 @@
 import type { AliasedRawBuilder, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
-import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome } from '../domain/asset-writes.js';
+import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome, UpdateOutcome } from '../domain/asset-writes.js';
 import type { ChangeRecord, ChangeSink } from '../domain/changes.js';
 import type { StoreErrorKind } from '../domain/errors.js';
 import type { Circle } from '../domain/geo.js';
@@ -37,8 +37,8 @@ export interface StoreReader {
  */
 export interface AssetWrites {
   create(session: Session, inputs: readonly CreateInput[], changes: ChangeSink): Promise<CreateOutcome[]>;
-  /** Per update: was the asset found (and written)? */
-  update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<boolean[]>;
+  /** Per update, its outcome (only an 'updated' one wrote anything). */
+  update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<UpdateOutcome[]>;
   /** Per delete: was the asset found (and taken out of discovery)? */
   delete(session: Session, inputs: readonly AssetDeletion[], changes: ChangeSink): Promise<boolean[]>;
 }
