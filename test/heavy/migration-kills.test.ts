@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import { build } from 'esbuild';
 import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { Store } from '../../src/storage/store.js';
 import { ROOT } from '../helpers/cli.js';
@@ -28,9 +29,27 @@ interface Migrating {
   exited: Promise<{ ms?: number; ended: number | string }>;
 }
 
-/** A process that opened the store and waits for the word to migrate (../helpers/migrating-process.ts). */
+/**
+ * ../helpers/migrating-process.ts bundled into one file (with the SQLite writer thread's module beside it,
+ * where the store looks for it), as scripts/bundle.mjs bundles the server: it starts in a fraction of
+ * the time the sources take, so that many processes can be started and killed.
+ */
+const BUNDLE_DIR = path.join(ROOT, 'dist', 'test-migrating');
+const bundled = build({
+  entryPoints: { 'migrating-process': path.join(ROOT, 'test/helpers/migrating-process.ts'), 'sqlite-writer': path.join(ROOT, 'src/storage/sqlite/writer-thread.ts') },
+  outdir: BUNDLE_DIR,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['better-sqlite3', 'pg-native', 'pino'],
+  banner: { js: "import { createRequire as openCityRequire } from 'node:module'; const require = openCityRequire(import.meta.url);" },
+});
+
+/** A process that opened the store and waits for the word to migrate. */
 function spawnMigrating(url: string): Migrating {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/helpers/migrating-process.ts'), url], {
+  const child = spawn(process.execPath, [path.join(BUNDLE_DIR, 'migrating-process.js'), url], {
     cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -52,41 +71,34 @@ function spawnMigrating(url: string): Migrating {
 }
 
 /** Tables, their columns and the recorded migrations: what a start leaves behind, in a form both stores give. */
-async function schemaOf(url: string): Promise<string[]> {
+async function schemaOf(store: Store): Promise<string[]> {
+  const tables = await store.read.introspection.getTables({ withInternalKyselyTables: true });
+  const shape = tables
+    .filter((t) => !['spatial_ref_sys', 'geography_columns', 'geometry_columns'].includes(t.name) && !t.name.startsWith('sqlite_'))
+    .map((t) => `${t.schema ?? ''}.${t.name}(${t.columns.map((c) => `${c.name}:${c.dataType}:${c.isNullable}`).sort().join(',')})`)
+    .sort();
+  return [...shape, ...(await recorded(store)).map((name) => `migration ${name}`).sort()];
+}
+
+/** The migrations a store has recorded (none when the record table is not there yet). */
+async function recorded(store: Store): Promise<string[]> {
+  const tables = await store.read.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === 'kysely_migration')) return [];
+  const rows = await store.read.selectFrom('kysely_migration' as never).select('name' as never).execute() as Array<{ name: string }>;
+  return rows.map((r) => r.name);
+}
+
+/** Opens the store at `url`, runs `body` on it, closes it. */
+async function withStore<T>(url: string, body: (store: Store) => Promise<T>): Promise<T> {
   const store = Store.open(url);
   try {
-    const tables = await store.read.introspection.getTables({ withInternalKyselyTables: true });
-    const shape = tables
-      .filter((t) => !['spatial_ref_sys', 'geography_columns', 'geometry_columns'].includes(t.name) && !t.name.startsWith('sqlite_'))
-      .map((t) => `${t.schema ?? ''}.${t.name}(${t.columns.map((c) => `${c.name}:${c.dataType}:${c.isNullable}`).sort().join(',')})`)
-      .sort();
-    const recorded = await store.read.selectFrom('kysely_migration' as never).select('name' as never).execute() as Array<{ name: string }>;
-    return [...shape, ...recorded.map((r) => `migration ${r.name}`).sort()];
+    return await body(store);
   } finally {
     await store.close();
   }
 }
 
-/** How many migrations a store has recorded (none when the record table is not there yet). */
-async function recordedCount(url: string): Promise<number> {
-  const store = Store.open(url);
-  try {
-    const tables = await store.read.introspection.getTables({ withInternalKyselyTables: true });
-    if (!tables.some((t) => t.name === 'kysely_migration')) return 0;
-    return (await store.read.selectFrom('kysely_migration' as never).select('name' as never).execute()).length;
-  } finally {
-    await store.close();
-  }
-}
-
-async function migrated(url: string, until?: string): Promise<void> {
-  const store = Store.open(url);
-  try {
-    await store.migrate(until);
-  } finally {
-    await store.close();
-  }
-}
+const migrated = (url: string, until?: string) => withStore(url, (store) => store.migrate(until));
 
 async function killedDuringMigration(kind: StoreKind, from: string | undefined, expected: string[]): Promise<string> {
   const prepare = async (): Promise<TestDatabase> => {
@@ -104,7 +116,7 @@ async function killedDuringMigration(kind: StoreKind, from: string | undefined, 
     const { ms, ended } = await probe.exited;
     assert.equal(ended, 0, 'an uninterrupted migration fails');
     span = Math.max(ms ?? 0, 5);
-    assert.deepEqual(await schemaOf(calibration.url), expected);
+    assert.deepEqual(await withStore(calibration.url, schemaOf), expected);
   } finally {
     await calibration.drop();
   }
@@ -139,10 +151,12 @@ async function killedDuringMigration(kind: StoreKind, from: string | undefined, 
       if (proc.child.exitCode === null && proc.child.signalCode === null) process.kill(proc.child.pid!, 'SIGKILL');
       await proc.exited;
       startNext();
-      levels.push(await recordedCount(db.url));
-      // The next start: its migrations succeed and leave the schema of a start never interrupted.
-      await migrated(db.url);
-      assert.deepEqual(await schemaOf(db.url), expected, `killed ${delay.toFixed(0)} ms into the migrations: the schema differs`);
+      await withStore(db.url, async (store) => {
+        levels.push((await recorded(store)).length);
+        // The next start: its migrations succeed and leave the schema of a start never interrupted.
+        await store.migrate();
+        assert.deepEqual(await schemaOf(store), expected, `killed ${delay.toFixed(0)} ms into the migrations: the schema differs`);
+      });
       if (moment === MOMENTS - 1) {
         const server = await startServer({ DATABASE_URL: db.url });
         try {
@@ -159,11 +173,15 @@ async function killedDuringMigration(kind: StoreKind, from: string | undefined, 
 
 for (const kind of STORES) {
   describe(`SIGKILL during migrations [${kind}]`, () => {
+    before(async () => {
+      await bundled;
+    });
+
     it(`a first start killed at ${MOMENTS} moments: every next start succeeds`, async () => {
       const reference = await createTestDatabase(kind);
       try {
         await migrated(reference.url);
-        const report = await killedDuringMigration(kind, undefined, await schemaOf(reference.url));
+        const report = await killedDuringMigration(kind, undefined, await withStore(reference.url, schemaOf));
         process.stdout.write(`# migration-kills [${kind}] first start: ${report}\n`);
       } finally {
         await reference.drop();
@@ -175,7 +193,7 @@ for (const kind of STORES) {
       try {
         await migrated(reference.url, UPGRADE_FROM);
         await migrated(reference.url);
-        const report = await killedDuringMigration(kind, UPGRADE_FROM, await schemaOf(reference.url));
+        const report = await killedDuringMigration(kind, UPGRADE_FROM, await withStore(reference.url, schemaOf));
         process.stdout.write(`# migration-kills [${kind}] upgrade: ${report}\n`);
       } finally {
         await reference.drop();
