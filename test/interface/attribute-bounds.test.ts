@@ -146,6 +146,23 @@ describeEachStore('attribute bounds: attributes per asset (MAX_ATTRIBUTES)', (pl
   });
 });
 
+describeEachStore('attribute bounds: the history of a wide asset', (platform) => {
+  it('is read a page at a time (1,000 readings at most), whatever the width of the asset', async () => {
+    const p = platform();
+    const token = await p.siteToken(SITE);
+    const wide = id('widehistory');
+    assert.equal((await create(p, token, { id: wide, type: TYPE, ...attributes(256) })).statusCode, 201);
+    for (let i = 0; i < 4; i++) assert.equal((await update(p, token, wide, attributes(256))).statusCode, 204);
+    const page = async (query: string) => {
+      const res = await p.app.inject({ method: 'GET', url: `/datasource/${encodeURIComponent(wide)}/readings${query}` });
+      assert.equal(res.statusCode, 200, res.body);
+      return (res.json() as { readings: unknown[] }).readings.length;
+    };
+    assert.equal(await page(''), 1000);
+    assert.equal(await page('?offset=1000'), 5 * 256 - 1000);
+  });
+});
+
 describeEachStore('attribute bounds: MAX_ATTRIBUTES set lower', (platform) => {
   it('refuses beyond the configured bound', async () => {
     const p = platform();
