@@ -61,6 +61,8 @@ function spawnMigrating(url: string): Migrating {
     if (out.includes('ready\n')) markReady();
   });
   child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  // A process that died before its word (reported below) closed its input: writing to it is no error of the test's.
+  child.stdin!.on('error', () => undefined);
   const exited = new Promise<{ ms?: number; ended: number | string }>((resolve) => child.on('exit', (code, signal) => {
     markReady();
     const ms = /migrated (\d+)/.exec(out)?.[1];
