@@ -1,5 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DEFAULT_MAX_ATTRIBUTES } from './domain/attribute-bounds.js';
 
 /**
  * One variable of the environment: its schema, its default as the documents state it, what it
@@ -51,6 +52,7 @@ export const VARIABLES = {
   REQUEST_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '30s', meaning: 'a client that has not sent its whole request by then gets 408', expected: 'expected a duration such as 30s or 500ms' },
   ONLINE_WINDOW: { schema: Type.String({ pattern: DURATION }), default: '24h', meaning: 'an asset is online when its last reading is younger than this', expected: 'expected a duration such as 24h, 90m or 3600s' },
   SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
+  MAX_ATTRIBUTES: { schema: Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), default: '256', meaning: 'attributes an asset may carry, TimeInstant included (400 beyond)', expected: 'expected an integer from 1 to 999999' },
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
@@ -92,6 +94,8 @@ export interface Config {
   readonly requestTimeoutMs: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
+  /** Attributes one asset may carry, TimeInstant included: a write that would take it beyond is refused with 400. */
+  readonly maxAttributes: number;
   /** MaxMind DB files of IP locations (city databases), asked in turn for `ip` in geo searches; none: `ip` cannot be resolved. */
   readonly ipLocationDb: readonly string[];
   readonly logLevel: string;
@@ -149,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: parseDuration(e.REQUEST_TIMEOUT ?? '30s'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
+    maxAttributes: Number(e.MAX_ATTRIBUTES ?? String(DEFAULT_MAX_ATTRIBUTES)),
     ipLocationDb: (e.IP_LOCATION_DB ?? '').split(',').map((f) => f.trim()).filter((f) => f !== ''),
     logLevel: e.LOG_LEVEL ?? 'info',
     logFormat: e.LOG_FORMAT ?? 'auto',

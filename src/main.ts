@@ -2,7 +2,8 @@ import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { servedUrl, welcomeText } from './welcome.js';
+import { adminSecretShown } from './identity/bootstrap.js';
+import { ADMIN_SECRET_RECOVERY, servedUrl, welcomeText } from './welcome.js';
 
 /**
  * Starts the server from the environment: the only place that listens on a port
@@ -30,13 +31,15 @@ export async function serve(env: Record<string, string | undefined> = process.en
     process.stderr.write(`opencity: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { app, generatedAdminSecret } = opencity;
+  const { app, generatedAdminSecret, adminSecretNeverShown } = opencity;
+  // A store that fails here only makes the next start say the secret was never shown.
+  const recordShown = () => adminSecretShown(opencity.ctx.store).catch((error: unknown) => app.log.warn({ err: error }, 'could not record that the admin secret was shown'));
   boundHeapGrowth(opencity.ctx.store.livesInProcess ? HEAP_GROWING_PERCENT.storeInProcess : HEAP_GROWING_PERCENT.storeElsewhere);
   if (generatedAdminSecret && !pretty) {
-    process.stdout.write(
-      `\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`,
-    );
+    await printed(`\nBootstrap client created. Keep this secret now; it is not shown again.\n  client_id: opencity-admin\n  secret:    ${generatedAdminSecret}\n\n`);
+    await recordShown();
   }
+  if (adminSecretNeverShown && !pretty) process.stdout.write(`\n${ADMIN_SECRET_RECOVERY.join('\n')}\n\n`);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -47,7 +50,8 @@ export async function serve(env: Record<string, string | undefined> = process.en
   if (pretty) {
     const address = app.server.address();
     const publicUrl = servedUrl(config.publicUrl, typeof address === 'object' && address ? address.port : undefined);
-    process.stdout.write(`${welcomeText({ publicUrl, generatedAdminSecret })}\n`);
+    await printed(`${welcomeText({ publicUrl, generatedAdminSecret, adminSecretNeverShown })}\n`);
+    if (generatedAdminSecret) await recordShown();
   }
   app.log.info({ url: config.publicUrl, store: opencity.ctx.store.name, startupMs: Math.round(performance.now() - started) }, 'OpenCity is serving');
 
@@ -62,6 +66,11 @@ export async function serve(env: Record<string, string | undefined> = process.en
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Writes to standard output; resolves once the text has been handed to the system (a pipe may take it later than the call). */
+function printed(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
 }
 
 /**

@@ -4,13 +4,22 @@ export interface WelcomeFacts {
   publicUrl: string;
   /** The secret of `opencity-admin` when this start created it (the store's first start). */
   generatedAdminSecret: string | undefined;
+  /** opencity-admin exists, but the secret generated for it was never shown. */
+  adminSecretNeverShown?: boolean;
 }
+
+/** What to do when the admin secret generated on the first start was never shown: printed on every start until it is reset. */
+export const ADMIN_SECRET_RECOVERY = [
+  'The bootstrap client opencity-admin exists, but the secret generated for it was never shown (the first',
+  'start ended before printing it). Give it a new one, printed once, with:',
+  '  npx opencity client reset-secret opencity-admin',
+];
 
 /**
  * What a person who just ran `npm start` needs, printed once on a terminal:
  * where things are, what the admin secret is for, and what to run next.
  */
-export function welcomeText({ publicUrl, generatedAdminSecret }: WelcomeFacts): string {
+export function welcomeText({ publicUrl, generatedAdminSecret, adminSecretNeverShown = false }: WelcomeFacts): string {
   const lines = [
     '',
     `OpenCity is serving on ${publicUrl}`,
@@ -33,6 +42,7 @@ export function welcomeText({ publicUrl, generatedAdminSecret }: WelcomeFacts): 
       '',
     );
   }
+  if (adminSecretNeverShown) lines.push(...ADMIN_SECRET_RECOVERY, '');
   lines.push('Press Ctrl+C to stop. Logs follow (LOG_FORMAT=json for machine-readable lines).', '');
   return lines.join('\n');
 }

@@ -1,3 +1,4 @@
+import { checkAttributeCount, checkAttributeNesting, DEFAULT_MAX_ATTRIBUTES } from './attribute-bounds.js';
 import { badRequest } from './errors.js';
 import { describeIdentifierProblem, identifierProblem } from './ngsi-identifier.js';
 import { readTimeInstant, TIME_INSTANT } from './time-instant.js';
@@ -54,14 +55,24 @@ function readAttribute(name: string, raw: unknown): NgsiAttribute {
   if (raw.type.length > 256) throw badRequest(`Asset attribute ${name}.type is longer than 256 characters`);
   if (!Object.hasOwn(raw, 'value')) throw badRequest(`Asset attribute ${name}.value not provided!`);
   if (raw.metadata !== undefined && !isObject(raw.metadata)) throw badRequest(`Asset attribute ${name}.metadata must be an object`);
+  checkAttributeNesting(name, raw.value, raw.metadata);
   return { type: raw.type, value: raw.value, metadata: (raw.metadata as Record<string, unknown> | undefined) ?? {} };
 }
 
+/** What a write may carry, from the configuration (MAX_ATTRIBUTES). */
+export interface AssetBodyLimits {
+  maxAttributes: number;
+}
+
+const DEFAULT_LIMITS: AssetBodyLimits = { maxAttributes: DEFAULT_MAX_ATTRIBUTES };
+
 /** TimeInstant first (its own messages), then every other attribute in body order. */
-function readAttributes(body: Record<string, unknown>, skip: ReadonlySet<string>): { attributes: NgsiAttributes; recordedAt: number } {
+function readAttributes(body: Record<string, unknown>, skip: ReadonlySet<string>, limits: AssetBodyLimits): { attributes: NgsiAttributes; recordedAt: number } {
+  const names = Object.keys(body);
+  checkAttributeCount(names.filter((name) => !skip.has(name)).length, limits.maxAttributes);
   const recordedAt = readTimeInstant(body[TIME_INSTANT]);
   const attributes = emptyAttributes();
-  for (const name of Object.keys(body)) {
+  for (const name of names) {
     if (!skip.has(name)) attributes[name] = readAttribute(name, body[name]);
   }
   return { attributes, recordedAt };
@@ -73,7 +84,7 @@ const ENTITY_FIELDS = new Set(['id', 'type']);
  * The body of POST /v2/entities, checked in the original platform's order:
  * object, id, id prefix, type, TimeInstant, then the other attributes.
  */
-export function readAssetCreation(body: unknown, site: string): AssetCreation {
+export function readAssetCreation(body: unknown, site: string, limits = DEFAULT_LIMITS): AssetCreation {
   const object = readBodyObject(body);
   const { id, type } = object;
   if (id === undefined || id === null || id === '') throw badRequest('No Asset ID provided!');
@@ -86,15 +97,15 @@ export function readAssetCreation(body: unknown, site: string): AssetCreation {
   if (!type.startsWith(ENTITY_TYPE_PREFIX)) throw badRequest(`Asset.type prefix must be ${ENTITY_TYPE_PREFIX}`);
   if (type.length === ENTITY_TYPE_PREFIX.length) throw badRequest(`Asset.type empty after the prefix ${ENTITY_TYPE_PREFIX}`);
   checkIdentifier('Asset.type', type);
-  return { id, type, urn, ...readAttributes(object, ENTITY_FIELDS) };
+  return { id, type, urn, ...readAttributes(object, ENTITY_FIELDS, limits) };
 }
 
 /** The body of POST /v2/entities/{id}/attrs: no id, no type, a TimeInstant, attributes. */
-export function readAssetUpdate(body: unknown): AssetUpdate {
+export function readAssetUpdate(body: unknown, limits = DEFAULT_LIMITS): AssetUpdate {
   const object = readBodyObject(body);
   if (Object.hasOwn(object, 'id')) throw badRequest('Asset attribute id in payload not allowed!');
   if (Object.hasOwn(object, 'type')) throw badRequest('Asset attribute type in payload not allowed!');
-  return readAttributes(object, ENTITY_FIELDS);
+  return readAttributes(object, ENTITY_FIELDS, limits);
 }
 
 /** Append semantics of POST …/attrs: attributes in the update replace or join the stored ones. */

@@ -62,7 +62,16 @@ export interface AssetChange {
   position: Position | undefined;
   recordedAt: number;
   receivedAt: number;
+  /** The most attributes the asset may carry once updated (MAX_ATTRIBUTES); unset: no bound. */
+  maxAttributes?: number;
 }
+
+/**
+ * What an update came to: written; its asset not found (or of another type
+ * than asked); refused, for it would take the asset beyond its attributes; or
+ * refused for the attributes its mode needs or forbids (nothing written).
+ */
+export type UpdateOutcome = 'updated' | 'not-found' | 'too-many-attributes' | AttributeRefusal;
 
 export interface AssetDeletion {
   id: string;
@@ -77,10 +86,7 @@ export type AssetWrite =
   | { kind: 'update'; input: AssetChange }
   | { kind: 'delete'; input: AssetDeletion };
 
-/** What an update came to: written (true), its asset not found (false), or refused for its attributes (nothing written). */
-export type UpdateOutcome = boolean | AttributeRefusal;
-
-/** What each kind of write answers: a create's outcome; an update's; whether the asset was found, for a delete. */
+/** What each kind of write answers: a create's or an update's outcome; whether the asset was found, for a delete. */
 export interface AssetWriteResults {
   create: CreateOutcome;
   update: UpdateOutcome;

@@ -23,6 +23,8 @@ export interface OperationFrame {
   defaultQuota: number;
   /** `options=keyValues`: attributes came as bare values. */
   keyValues: boolean;
+  /** MAX_ATTRIBUTES: the attributes an asset may have once written. */
+  maxAttributes: number;
 }
 
 /** The attributes a position is read from (./position.ts). */
@@ -36,7 +38,7 @@ const readable = (entity: BatchEntity, part: 'body' | 'attributes', frame: Opera
 
 /** Create the entity (POST /v2/entities; its checks include the id's site). */
 export function createOperation(entity: BatchEntity, frame: OperationFrame): Extract<AssetWrite, { kind: 'create' }> {
-  const creation = readAssetCreation(readable(entity, 'body', frame), frame.site.id);
+  const creation = readAssetCreation(readable(entity, 'body', frame), frame.site.id, { maxAttributes: frame.maxAttributes });
   return { kind: 'create', input: {
     asset: { ...creation, position: positionFromAttributes(creation.attributes, frame.site), receivedAt: frame.receivedAt },
     defaultQuota: frame.defaultQuota,
@@ -51,10 +53,11 @@ export function createOperation(entity: BatchEntity, frame: OperationFrame): Ext
 export function updateOperation(entity: BatchEntity, mode: AttributeWriteMode, frame: OperationFrame): AssetWrite {
   // Another site's entity is refused before anything of it is read.
   assertOwnAssetId(entity.id, frame.site.id);
-  const update = readAssetUpdate(readable(entity, 'attributes', frame));
+  const update = readAssetUpdate(readable(entity, 'attributes', frame), { maxAttributes: frame.maxAttributes });
   const position = positionFromAttributes(update.attributes, frame.site) ?? (mode === 'replace' ? siteCentre(frame) : undefined);
   return { kind: 'update', input: {
     id: entity.id, expectedType: entity.type, changes: update.attributes, mode, position, recordedAt: update.recordedAt, receivedAt: frame.receivedAt,
+    maxAttributes: frame.maxAttributes,
   } };
 }
 

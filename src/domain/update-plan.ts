@@ -58,9 +58,7 @@ export interface AttributeRow {
 }
 
 export interface UpdatePlan {
-  /** Per update, in order: was its asset found (and written)? */
-  found: boolean[];
-  /** Per update, in order: what it came to (a refusal names the attributes). */
+  /** Per update, in order, what it came to (only an 'updated' one is written; a refusal names the attributes). */
   outcomes: UpdateOutcome[];
   /** The assets the batch changed, each once, in the order the store read them. */
   written: UpdatedAsset[];
@@ -91,12 +89,17 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
   for (const input of inputs) {
     const asset = assets.get(input.id);
     if (!asset || (input.expectedType !== undefined && asset.current.type !== input.expectedType)) {
-      outcomes.push(false);
+      outcomes.push('not-found');
       continue;
     }
     const attrs = applyAttributeWrite(asset.attrs, input);
     if (isAttributeRefusal(attrs)) {
       outcomes.push(attrs);
+      continue;
+    }
+    // The bound holds for the asset as the update would leave it: the attributes it keeps and those it adds.
+    if (input.maxAttributes !== undefined && Object.keys(attrs).length > input.maxAttributes) {
+      outcomes.push('too-many-attributes');
       continue;
     }
     const { seq } = asset;
@@ -108,7 +111,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     const stored = asset.attrs;
     asset.attrs = attrs;
     asset.changed = true;
-    outcomes.push(true);
+    outcomes.push('updated');
     changes.push(updatedChange(input, asset.current));
     const to = input.position;
     if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {
@@ -130,7 +133,6 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     asset.recordedAt = input.recordedAt;
   }
   return {
-    found: outcomes.map((o) => o === true),
     outcomes,
     written: [...assets.values()].filter((a) => a.changed),
     readings,
@@ -139,6 +141,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     changes,
   };
 }
+
 
 /** A statement may not upsert one row twice: a name repeated for an asset keeps its last type. */
 export function latestAttributeRows(rows: readonly AttributeRow[]): AttributeRow[] {

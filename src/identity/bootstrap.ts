@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { findClient, getRedirectUris, setClientSecretDigest, setRedirectUris } from '../storage/repositories/principals.js';
+import { recordSecretShown, secretNeverShown } from '../storage/repositories/client-secret-shown.js';
 import type { Store } from '../storage/store.js';
 import { registerClient } from './clients.js';
 import { secretDigest } from './secrets.js';
@@ -24,6 +25,8 @@ export async function ensureBootstrapClients(store: Store, clock: Clock, publicU
   if (!admin) {
     const creds = await registerClient(store, clock, {
       clientId: ADMIN_CLIENT_ID, name: 'OpenCity administration', roles: ACCOUNTS_PERMISSIONS.map((role) => ({ role, experiment: null })),
+      // Printed after this commit: until the start says it did (adminSecretShown), the store knows it was not.
+      showLater: !adminSecret,
     }).catch(() => undefined); // another process may have created it first
     if (creds && !adminSecret) generated = creds.secret;
   }
@@ -40,3 +43,13 @@ export async function ensureBootstrapClients(store: Store, clock: Clock, publicU
   }
   return generated;
 }
+
+/**
+ * The admin client exists, but the secret generated for it was never shown: a
+ * first start ended between its commit and printing it. `opencity client
+ * reset-secret opencity-admin` gives it a new one.
+ */
+export const adminSecretNeverShown = (store: Store): Promise<boolean> => secretNeverShown(store, ADMIN_CLIENT_ID);
+
+/** The generated admin secret has been printed. */
+export const adminSecretShown = (store: Store): Promise<void> => recordSecretShown(store, ADMIN_CLIENT_ID);

@@ -17,6 +17,8 @@ export interface ClientSpec {
   roles?: RoleAssignment[];
   /** A public client (browser app) has no secret. */
   isPublic?: boolean;
+  /** The secret is shown after the creation commits (a start's banner): the store records it as not shown until told (./bootstrap.ts). */
+  showLater?: boolean;
 }
 
 /** Creates a client with its service account and a fresh secret, shown to the caller once. */
@@ -31,6 +33,7 @@ export async function registerClient(store: Store, clock: Clock, spec: ClientSpe
     serviceAccountUserId: randomUUID(),
     redirectUris: spec.redirectUris ?? [],
     roles: spec.roles ?? [],
+    secretUnshown: spec.showLater === true,
   }, clock.now());
   return { client_id: clientId, secret };
 }

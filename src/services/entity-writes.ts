@@ -5,7 +5,8 @@ import type { AttributeWriteMode } from '../domain/attribute-writes.js';
 import { attributesOf, type BatchAction, type BatchEntity } from '../domain/batch-update.js';
 import { describeFailures, type EntityFailure } from '../domain/entity-failures.js';
 import { createOperation, deleteOperation, removedAttributes, removesPosition, updateOperation, type OperationFrame } from '../domain/entity-operations.js';
-import { AppError } from '../domain/errors.js';
+import { tooManyAttributes } from '../domain/attribute-bounds.js';
+import { AppError, badRequest } from '../domain/errors.js';
 import { findLiveAssets } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import { noSite } from './federation.js';
@@ -60,7 +61,8 @@ function refusedCreate(entity: BatchEntity, outcome: Exclude<CreateOutcome, { ki
   return invalid(entity, noSite(siteId));
 }
 
-function refusedUpdate(entity: BatchEntity, outcome: Exclude<UpdateOutcome, boolean>): FailedEntity {
+function refusedUpdate(entity: BatchEntity, outcome: Exclude<UpdateOutcome, 'updated' | 'not-found'>, maxAttributes: number): FailedEntity {
+  if (outcome === 'too-many-attributes') return invalid(entity, badRequest(tooManyAttributes(maxAttributes)));
   return { failure: { entity, kind: outcome.refused, attributes: outcome.attributes } };
 }
 
@@ -87,7 +89,7 @@ async function storedForRemovals(ctx: AppContext, entities: readonly BatchEntity
 export async function writeEntities(
   ctx: AppContext, site: SiteRecord, action: EntityAction, entities: readonly BatchEntity[], options: { keyValues: boolean },
 ): Promise<EntityWriteReport> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues };
+  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes };
   const stored = action.kind === 'delete' ? await storedForRemovals(ctx, entities) : new Map<string, Record<string, NgsiAttribute>>();
   const outcome: Array<FailedEntity | 'written' | undefined> = new Array(entities.length);
   let attempts: Attempt[] = entities.map((_, index) => ({ index, step: action.kind === 'delete' ? 'delete' : 'update' }));
@@ -121,8 +123,8 @@ export async function writeEntities(
         return;
       }
       const updated = result as UpdateOutcome;
-      if (updated === true) outcome[attempt.index] = 'written';
-      else if (updated !== false) outcome[attempt.index] = refusedUpdate(entity, updated);
+      if (updated === 'updated') outcome[attempt.index] = 'written';
+      else if (updated !== 'not-found') outcome[attempt.index] = refusedUpdate(entity, updated, ctx.config.maxAttributes);
       else if (attempt.existed) outcome[attempt.index] = invalid(entity, new AppError('ASSET_EXISTS'));
       else if (retry && attempt.step === 'update') next.push({ index: attempt.index, step: 'create' });
       else outcome[attempt.index] = { failure: { entity, kind: 'not-found' } };
@@ -161,7 +163,7 @@ export async function writeEntity(
  * be, whether or not the asset exists; then created, or its attributes appended.
  */
 export async function upsertEntity(ctx: AppContext, site: SiteRecord, body: unknown, options: { keyValues: boolean }): Promise<{ location: string }> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues };
+  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes };
   const whole = body as Record<string, unknown>;
   const { id, type } = createOperation({ id: '', type: undefined, body: whole, attributes: whole }, frame).input.asset;
   await writeEntity(ctx, site, BATCH_ACTIONS.append, { id, type, body: whole, attributes: attributesOf(whole) }, options);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { readAssetCreation, readAssetUpdate } from '../domain/asset-body.js';
+import { tooManyAttributes } from '../domain/attribute-bounds.js';
 import type { CreateOutcome } from '../domain/asset-writes.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
@@ -56,7 +57,7 @@ function refusedCreate(outcome: Exclude<CreateOutcome, { kind: 'created' }>, sit
 /** POST /v2/entities: 201 with a Location, 422 when a live asset has that id, 400 at quota. */
 export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unknown): Promise<CreatedAsset> {
   const site = await siteOf(ctx, siteRef);
-  const creation = readAssetCreation(body, site.id);
+  const creation = readAssetCreation(body, site.id, { maxAttributes: ctx.config.maxAttributes });
   const position = positionFromAttributes(creation.attributes, site);
   const receivedAt = ctx.clock.now();
   let types = knownTypes.get(ctx.store);
@@ -89,7 +90,7 @@ export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unkno
 export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, body: unknown, options: EntityOptions = {}): Promise<void> {
   const site = await siteOf(ctx, siteRef);
   assertOwnAssetId(assetId, site.id);
-  const update = readAssetUpdate(body);
+  const update = readAssetUpdate(body, { maxAttributes: ctx.config.maxAttributes });
   const position = positionFromAttributes(update.attributes, site);
   const receivedAt = ctx.clock.now();
   const outcome = await ctx.store.writes.write({ kind: 'update', input: {
@@ -99,9 +100,12 @@ export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
     position,
     recordedAt: update.recordedAt,
     receivedAt,
+    maxAttributes: ctx.config.maxAttributes,
   } });
-  // Append semantics refuse no attribute: the asset was written, or not found.
-  if (outcome !== true) throw new AppError('ASSET_NOT_FOUND');
+  // Append semantics refuse no attribute for its mode.
+  if (outcome === 'not-found') throw new AppError('ASSET_NOT_FOUND');
+  if (outcome === 'too-many-attributes') throw badRequest(tooManyAttributes(ctx.config.maxAttributes));
+  if (outcome !== 'updated') throw new AppError('ASSET_NOT_FOUND');
 }
 
 /** DELETE /v2/entities/{id}: the asset leaves discovery, its history stays; 404 when absent. */

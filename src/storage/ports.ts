@@ -37,7 +37,7 @@ export interface StoreReader {
  */
 export interface AssetWrites {
   create(session: Session, inputs: readonly CreateInput[], changes: ChangeSink): Promise<CreateOutcome[]>;
-  /** Per update: written, its asset not found, or its attributes refused (src/domain/update-plan.ts). */
+  /** Per update, its outcome (only an 'updated' one wrote anything; src/domain/update-plan.ts). */
   update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<UpdateOutcome[]>;
   /** Per delete: was the asset found (and taken out of discovery)? */
   delete(session: Session, inputs: readonly AssetDeletion[], changes: ChangeSink): Promise<boolean[]>;

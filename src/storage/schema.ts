@@ -107,6 +107,8 @@ export interface ClientTable {
   secret_digest: string | null;
   service_account_user_id: string;
   created_at: number;
+  /** 1 while a secret the platform generated has not been shown to anyone yet (the bootstrap client's, until its first start prints it). */
+  secret_unshown: Generated<number>;
 }
 
 export interface ClientRedirectUriTable {

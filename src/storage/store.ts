@@ -54,15 +54,24 @@ export class Store {
     return this.dialect.name;
   }
 
-  /** Applies every pending migration; safe to run concurrently from several processes. */
-  async migrate(): Promise<string[]> {
+  /** Applies every pending migration (or those up to `until`, included); safe to run concurrently from several processes. */
+  async migrate(until?: string): Promise<string[]> {
     const db = this.parts.openMigrationConnection?.() ?? this.db;
     try {
-      // Kysely's migrator takes a lock of its own, so concurrent starts are safe.
+      // Kysely's migrator takes a lock of its own, so concurrent starts are safe. One migration at a
+      // time: each runs in a transaction with its record (both stores have transactional DDL), so a
+      // process killed during a start leaves every migration whole or not begun, and the next start
+      // goes on from there; a long upgrade keeps what it finished.
       const migrator = new Migrator({ db, provider: migrationProvider(this.dialect.migrationStep) });
-      const { error, results } = await migrator.migrateToLatest();
-      if (error) throw error;
-      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      const applied: string[] = [];
+      for (;;) {
+        const { error, results } = await migrator.migrateUp();
+        if (error) throw error;
+        const done = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+        if (done.length === 0) return applied;
+        applied.push(...done);
+        if (until !== undefined && done.includes(until)) return applied;
+      }
     } finally {
       if (db !== this.db) await db.destroy();
     }

@@ -69,7 +69,7 @@ describe('update plan', () => {
       change('urn:oc:entity:santander:environment:rules:absent', { temperature: { type: TEMP, value: 1, metadata: {} } }, T0 + 3),
       change(id, { temperature: { type: TEMP, value: 22, metadata: {} } }, T0 + 4, { expectedType: 'urn:oc:entityType:other' }),
     ], [current(id, { temperature: { type: TEMP, value: 20, metadata: {} } })]);
-    assert.deepEqual(plan.found, [true, true, false, false]);
+    assert.deepEqual(plan.outcomes, ['updated', 'updated', 'not-found', 'not-found']);
     assert.equal(plan.written.length, 1);
     assert.deepEqual(Object.keys(plan.written[0]!.attrs), ['temperature', 'humidity']);
     assert.equal(plan.written[0]!.lastReadingAt, T0 + 2);

@@ -19,6 +19,13 @@ describe('first start on a terminal', () => {
     assert.match(text, /npx opencity site add santander/);
   });
 
+  it('says how to recover an admin secret that was never shown', () => {
+    const text = welcomeText({ publicUrl: 'http://127.0.0.1:8080', generatedAdminSecret: undefined, adminSecretNeverShown: true });
+    assert.match(text, /opencity-admin exists, but the secret generated for it was never shown/);
+    assert.match(text, /npx opencity client reset-secret opencity-admin\n/);
+    assert.doesNotMatch(welcomeText({ publicUrl: 'http://127.0.0.1:8080', generatedAdminSecret: undefined }), /never shown/);
+  });
+
   it('shows the port the server got when it asked for any free one', () => {
     assert.equal(servedUrl('http://127.0.0.1:0', 41234), 'http://127.0.0.1:41234');
     assert.equal(servedUrl('https://city.example.org', 41234), 'https://city.example.org');

@@ -45,8 +45,7 @@ describe('attribute writes', () => {
       change({ removes: ['a'] }),
       change({ id: 'other' }),
     ], [current]);
-    assert.deepEqual(plan.outcomes, [{ refused: 'missing', attributes: ['q'] }, true, false]);
-    assert.deepEqual(plan.found, [false, true, false]);
+    assert.deepEqual(plan.outcomes, [{ refused: 'missing', attributes: ['q'] }, 'updated', 'not-found']);
     assert.equal(plan.readings.length, 0);
     assert.deepEqual(Object.keys(plan.written[0]!.attrs), ['TimeInstant', 'b']);
     assert.equal(plan.written[0]!.recordedAt, Date.parse(TI.value));
@@ -100,7 +99,7 @@ describe("Orion's answers to failed entities", () => {
 });
 
 describe('entity operations', () => {
-  const frame: OperationFrame = { site: { id: 'santander', latitude: 43, longitude: -3 }, receivedAt: 1000, defaultQuota: 10, keyValues: false };
+  const frame: OperationFrame = { site: { id: 'santander', latitude: 43, longitude: -3 }, receivedAt: 1000, defaultQuota: 10, keyValues: false, maxAttributes: 256 };
   it('refuses another site before reading the body; a replace without a position goes to the site centre', () => {
     assert.throws(() => updateOperation({ id: 'urn:oc:entity:london:x:y:z', type: undefined, body: {}, attributes: {} }, 'update', frame), /prefix wrong/);
     const write = updateOperation({ id: ID, type: undefined, body: {}, attributes: { TimeInstant: TI } }, 'replace', frame);

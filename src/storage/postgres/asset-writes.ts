@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { activityHour } from '../../domain/activity.js';
 import { counterKey, netActivityMoves, type ActivityDelta } from '../../domain/asset-counters.js';
-import { readingsOf, type AssetChange, type CreateInput, type CreateOutcome } from '../../domain/asset-writes.js';
+import { readingsOf, type AssetChange, type CreateInput, type CreateOutcome, type UpdateOutcome } from '../../domain/asset-writes.js';
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { attributesOf, CreateDecisions, type SiteState } from '../../domain/create-decisions.js';
 import type { Position } from '../../domain/position.js';
@@ -211,7 +211,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 }
 
 /** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
-async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): ReturnType<AssetWrites['update']> {
+async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<UpdateOutcome[]> {
   // Locked in id order, as every process locks them.
   const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
   const plan = planUpdates(inputs, current);

@@ -59,7 +59,8 @@ export async function listUserSummaries(store: Store): Promise<UserSummary[]> {
  */
 export async function replaceClientSecret(store: Store, clientId: string, digest: string): Promise<boolean> {
   return store.writes.run(async (trx) => {
-    const result = await trx.updateTable('clients').set({ secret_digest: digest }).where('id', '=', clientId).executeTakeFirst();
+    // The new secret is shown by whoever asked for it.
+    const result = await trx.updateTable('clients').set({ secret_digest: digest, secret_unshown: 0 }).where('id', '=', clientId).executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
     return true;

@@ -88,6 +88,8 @@ export interface NewClient {
   serviceAccountUserId: string;
   redirectUris?: string[];
   roles?: RoleAssignment[];
+  /** Its secret is shown only once the creation has committed: recorded as not shown until then. */
+  secretUnshown?: boolean;
 }
 
 /** Creates a client and its service-account user (`service-account-<clientId>`), as Keycloak does. */
@@ -95,7 +97,7 @@ export async function createClient(store: Store, client: NewClient, now: number)
   await store.writes.run(async (trx) => {
     await trx.insertInto('clients').values({
       id: client.id, name: client.name, uri: client.uri, secret_digest: client.secretDigest,
-      service_account_user_id: client.serviceAccountUserId, created_at: now,
+      service_account_user_id: client.serviceAccountUserId, created_at: now, secret_unshown: client.secretUnshown ? 1 : 0,
     }).execute();
     await insertUser(trx, {
       id: client.serviceAccountUserId, username: `service-account-${client.id}`.toLowerCase(), email: null, passwordHash: null,
@@ -106,7 +108,8 @@ export async function createClient(store: Store, client: NewClient, now: number)
 }
 
 export async function setClientSecretDigest(store: Store, clientId: string, digest: string): Promise<void> {
-  await store.writes.run((trx) => trx.updateTable('clients').set({ secret_digest: digest }).where('id', '=', clientId).execute());
+  // Whoever sets a secret knows it.
+  await store.writes.run((trx) => trx.updateTable('clients').set({ secret_digest: digest, secret_unshown: 0 }).where('id', '=', clientId).execute());
 }
 
 async function replaceRedirects(trx: Executor, clientId: string, uris: string[]): Promise<void> {

@@ -125,13 +125,17 @@ export const sqliteAssetQueries: AssetQueries = {
   },
   attributeTextContains(term) {
     const pattern = containsPattern(term);
-    return sql<SqlBool>`(${rawAttributeTextContains(pattern, term)} and exists (
+    // SQLite's JSON functions refuse a document nested more than 1,000 levels deep, as a store written
+    // before values were bounded may hold (src/domain/attribute-bounds.ts): json_valid says so, and
+    // such an asset is then found by its id, type and site only instead of failing the whole search.
+    // CASE, unlike AND, is evaluated in its order.
+    return sql<SqlBool>`(${rawAttributeTextContains(pattern, term)} and case when not json_valid(assets.attrs) then 0 else exists (
     select 1 from json_each(assets.attrs) a
     where lower(a.key) like ${pattern} escape '\\'
        or (json_type(a.value, '$.metadata') = 'object' and exists (
             select 1 from json_each(a.value, '$.metadata') m
             where json_type(m.value) = 'object' and lower(case json_type(m.value, '$.value')
-              when 'true' then 'true' when 'false' then 'false' when 'null' then '' else json_extract(m.value, '$.value') end) like ${pattern} escape '\\'))))`;
+              when 'true' then 'true' when 'false' then 'false' when 'null' then '' else json_extract(m.value, '$.value') end) like ${pattern} escape '\\'))) end)`;
   },
   listParameter(values) {
     return JSON.stringify(values);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { attributesOf, creationCounts, CreateDecisions } from '../../domain/create-decisions.js';
 import { latestAttributeRows, planUpdates, type AttributeRow, type CurrentAsset, type ReadingRow } from '../../domain/update-plan.js';
-import { readingsOf, type CreateInput, type CreateOutcome } from '../../domain/asset-writes.js';
+import { readingsOf, type CreateInput, type CreateOutcome, type UpdateOutcome } from '../../domain/asset-writes.js';
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 import type { AssetWrites } from '../ports.js';
@@ -172,7 +172,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 }
 
 /** Applies updates in order (src/domain/update-plan.ts), writing each changed asset once. */
-async function update(session: Session, inputs: Parameters<AssetWrites['update']>[1], changes: ChangeSink): ReturnType<AssetWrites['update']> {
+async function update(session: Session, inputs: Parameters<AssetWrites['update']>[1], changes: ChangeSink): Promise<UpdateOutcome[]> {
   const current: CurrentAsset[] = [];
   for (const chunk of chunks([...new Set(inputs.map((i) => i.id))])) current.push(...(await CURRENT_ASSETS.run(session, chunk, chunk.length)).rows);
   const plan = planUpdates(inputs, current);

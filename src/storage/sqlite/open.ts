@@ -7,6 +7,7 @@ import type { StoreParts } from '../store-parts.js';
 import { committerOn, type BatchItem } from '../write-batch.js';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { sqliteDialect } from './dialect.js';
+import { SqliteMigrationDialect } from './migration-dialect.js';
 import { withStatementCache } from './statement-cache.js';
 import { WriterThread } from './writer-thread.js';
 import { writerThreadDialect } from './writer-thread-driver.js';
@@ -50,7 +51,8 @@ const MIGRATION_CACHE_KIB = 8_192;
 export function openSqlite(file: string, changeLog: boolean): StoreParts {
   const stats = () => ({ total: 1, idle: 1, waiting: 0 });
   if (file === ':memory:') {
-    const write = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB)) }) });
+    // Its one connection also runs the migrations, each in a transaction (./migration-dialect.ts).
+    const write = new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB)) }) });
     return { write, read: write, dialect: sqliteDialect, committer: committerOn(write, sqliteDialect, changeLog), livesInProcess: true, poolStats: stats };
   }
   // The reader opens first, here and synchronously: a file that cannot be opened fails the store's opening.
@@ -84,6 +86,6 @@ export function openSqlite(file: string, changeLog: boolean): StoreParts {
     // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.
     closeBeside: () => thread.close(),
     // Migrations' statements need no messages on a connection of this thread, and the writer's thread starts meanwhile.
-    openMigrationConnection: () => new Kysely<Database>({ dialect: new SqliteDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) }),
+    openMigrationConnection: () => new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) }),
   };
 }
