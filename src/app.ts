@@ -62,7 +62,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer, audience: config.authAudience }, locateIp };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import { accessTokenClaims, idTokenClaims } from '../domain/token-claims.js';
+import { accessTokenAudience, accessTokenClaims, idTokenClaims } from '../domain/token-claims.js';
 import { listRoles, type RoleAssignment, type UserRecord } from '../storage/repositories/principals.js';
 import type { Store } from '../storage/store.js';
 import { signCompact } from './jws.js';
@@ -16,6 +16,8 @@ export interface TokenIssuer {
   keys: KeyRing;
   clock: Clock;
   issuer: string;
+  /** AUTH_AUDIENCE: every access token names it, so that verifiers requiring it accept them. */
+  audience?: string | undefined;
 }
 
 export interface AccessTokenRequest {
@@ -54,9 +56,7 @@ export function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, sub
 
 export async function issueAccessToken(ctx: TokenIssuer, req: AccessTokenRequest): Promise<IssuedToken> {
   const claims = await buildClaims(ctx, req);
-  // `account` as Keycloak puts it, and the client itself so that a resource server can check it.
-  const audience = req.clientId === 'account' ? 'account' : ['account', req.clientId];
-  const accessToken = signToken(ctx, claims, req.user.id, audience, ACCESS_TOKEN_TTL_S);
+  const accessToken = signToken(ctx, claims, req.user.id, accessTokenAudience(req.clientId, ctx.audience), ACCESS_TOKEN_TTL_S);
   return { accessToken, expiresIn: ACCESS_TOKEN_TTL_S, claims };
 }
 

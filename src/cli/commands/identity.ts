@@ -26,7 +26,7 @@ export function identityCommands(program: Command): void {
       await withStore(async (store, config) => {
         const keys = new KeyRing(store, clock, KEY_RETENTION_MS);
         await keys.load();
-        const issuer = { store, keys, clock, issuer: issuerUrl(config.publicUrl) };
+        const issuer = { store, keys, clock, issuer: issuerUrl(config.publicUrl), audience: config.authAudience };
         let response;
         try {
           const client = await authenticateTokenClient(store, { id: clientId, secret, viaBasic: false });
