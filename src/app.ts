@@ -18,6 +18,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerWeb } from './http/web.js';
 import { ensureBootstrapClients } from './identity/bootstrap.js';
 import { KeyRing } from './identity/key-ring.js';
+import { KeySealer } from './identity/key-sealing.js';
 import { REALM_PATH, identityRoutes } from './identity/routes.js';
 import { ACCESS_TOKEN_TTL_S } from './identity/tokens.js';
 import { embeddedVerifier, externalVerifier } from './identity/verifier.js';
@@ -58,7 +59,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const ownsStore = options.store === undefined;
 
   const issuer = `${config.publicUrl}${REALM_PATH}`;
-  const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2);
+  const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2, new KeySealer({ current: config.keySecret, previous: config.previousKeySecret }));
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);

@@ -37,6 +37,14 @@ export const VARIABLES = {
     schema: Type.String({ minLength: 16 }), default: 'generated once, printed once',
     meaning: 'secret of the bootstrap client opencity-admin', expected: 'expected at least 16 characters', secret: true,
   },
+  OPENCITY_KEY_SECRET: {
+    schema: Type.String({ minLength: 16 }), default: 'unset (signing keys stored in clear)',
+    meaning: 'encrypts the private signing keys in the store; keep it out of the store and its backups', expected: 'expected at least 16 characters', secret: true,
+  },
+  OPENCITY_KEY_SECRET_PREVIOUS: {
+    schema: Type.String({ minLength: 16 }), default: 'unset',
+    meaning: 'the former OPENCITY_KEY_SECRET while it is being changed (keys are encrypted again under the new one)', expected: 'expected at least 16 characters', secret: true,
+  },
   AUTH_ISSUER: { schema: Type.String({ pattern: '^https?://' }), default: 'unset (embedded issuer)', meaning: 'trust this external OIDC issuer (with AUTH_JWKS_URL)', expected: 'expected an http(s) URL' },
   AUTH_JWKS_URL: { schema: Type.String({ pattern: '^https?://' }), default: 'unset', meaning: "the external issuer's signing keys (with AUTH_ISSUER)", expected: 'expected an http(s) URL' },
   AUTH_AUDIENCE: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'when set, bearer tokens must carry this audience', expected: 'expected a non-empty audience' },
@@ -80,6 +88,10 @@ export interface Config {
   readonly publicUrl: string;
   readonly platformServiceName: string;
   readonly adminSecret: string | undefined;
+  /** Encrypts the private signing keys at rest (OPENCITY_KEY_SECRET); unset: stored in clear. */
+  readonly keySecret: string | undefined;
+  /** The former key secret, still accepted while the keys are encrypted again under the new one. */
+  readonly previousKeySecret: string | undefined;
   readonly authIssuer: string | undefined;
   readonly authJwksUrl: string | undefined;
   /** When set, bearer tokens must name it in `aud`. */
@@ -141,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     platformServiceName: e.PLATFORM_SERVICE_NAME ?? 'opencity',
     adminSecret: e.OPENCITY_ADMIN_SECRET,
+    keySecret: e.OPENCITY_KEY_SECRET,
+    previousKeySecret: e.OPENCITY_KEY_SECRET_PREVIOUS,
     authIssuer: e.AUTH_ISSUER,
     authJwksUrl: e.AUTH_JWKS_URL,
     authAudience: e.AUTH_AUDIENCE,
