@@ -17,6 +17,7 @@ import { registerObservability } from './http/observability.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerWeb } from './http/web.js';
 import { ensureBootstrapClients } from './identity/bootstrap.js';
+import { FailedAttempts } from './identity/failed-attempts.js';
 import { KeyRing } from './identity/key-ring.js';
 import { KeySealer } from './identity/key-sealing.js';
 import { REALM_PATH, identityRoutes } from './identity/routes.js';
@@ -63,7 +64,8 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer, audience: config.authAudience }, locateIp };
+  const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock) };
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens, locateIp };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {

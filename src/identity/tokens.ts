@@ -4,6 +4,7 @@ import { accessTokenAudience, accessTokenClaims, idTokenClaims } from '../domain
 import { listRoles, type RoleAssignment, type UserRecord } from '../storage/repositories/principals.js';
 import type { Store } from '../storage/store.js';
 import { signCompact } from './jws.js';
+import type { AttemptSource, FailedAttempts } from './failed-attempts.js';
 import type { KeyRing } from './key-ring.js';
 
 /** Access tokens live five minutes, as Keycloak's do by default. */
@@ -18,6 +19,8 @@ export interface TokenIssuer {
   issuer: string;
   /** AUTH_AUDIENCE: every access token names it, so that verifiers requiring it accept them. */
   audience?: string | undefined;
+  /** Failed sign-ins of this process, for the back-off (absent: none, as for the command line). */
+  attempts?: FailedAttempts | undefined;
 }
 
 export interface AccessTokenRequest {
@@ -45,6 +48,10 @@ export async function buildClaims(ctx: TokenIssuer, req: AccessTokenRequest): Pr
     user: req.user, assignments, clientId: req.clientId, serviceAccountOf: req.serviceAccountOf, scope: req.scope, sessionId: req.sessionId,
   });
 }
+
+/** Where a request comes from, for the back-off of failed sign-ins (undefined when nothing keeps count). */
+export const attemptSource = (ctx: TokenIssuer, address: string): AttemptSource | undefined =>
+  ctx.attempts === undefined ? undefined : { attempts: ctx.attempts, address };
 
 /** Signs `claims` with the current key, adding the registered claims (iss, sub, aud, iat, exp, jti). */
 export function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, subject: string, audience: string | string[], ttlSeconds: number): string {
