@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -12,6 +13,8 @@ import { lazyCompilers } from './http/lazy-compilers.js';
 import { serverWithLiveness } from './http/liveness.js';
 import { registerUtf8JsonParser } from './http/utf8-body.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { READY_WITHIN_MS, boundedPing } from './http/bounded-ping.js';
+import { StoreOutageLog } from './http/store-outage-log.js';
 import { requestSerializer } from './http/log-redaction.js';
 import { registerObservability } from './http/observability.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -41,6 +44,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
+  /** Where log lines go instead of standard output (tests count them). */
+  logStream?: DestinationStream;
 }
 
 export interface OpenCity {
@@ -56,7 +61,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const clock = options.clock ?? systemClock;
   // Before the store opens: a bad file stops the start with nothing left open.
   const locateIp = config.ipLocationDb.length > 0 ? await openIpLocations(config.ipLocationDb) : noIpLocations;
-  const store = options.store ?? Store.open(config.databaseUrl, { changeLog: config.changeLog });
+  const store = options.store ?? Store.open(config.databaseUrl, { changeLog: config.changeLog, timeoutMs: config.storeTimeoutMs });
   const ownsStore = options.store === undefined;
 
   const issuer = `${config.publicUrl}${REALM_PATH}`;
@@ -80,7 +85,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     serverFactory: serverWithLiveness,
     logger: {
       level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer },
-      ...(config.logFormat === 'pretty' ? { stream: prettyStream(process.stdout) } : {}),
+      ...(options.logStream ? { stream: options.logStream } : config.logFormat === 'pretty' ? { stream: prettyStream(process.stdout) } : {}),
     },
     // Access logs only at debug: at info they would cost the write path much of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
@@ -105,12 +110,18 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     done();
   });
 
-  registerErrorHandling(app, (e) => store.classifyError(e));
+  const storeAnswers = boundedPing(() => store.ping(), READY_WITHIN_MS);
+  const outage = new StoreOutageLog(app.log, clock, storeAnswers);
+  registerErrorHandling(app, (e) => store.classifyError(e), outage);
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (reply.statusCode < 500) outage.answered();
+    done();
+  });
   registerBodyTimeout(app, config.requestTimeoutMs);
   registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
-  registerObservability(app, store);
+  registerObservability(app, { ping: storeAnswers, pool: () => store.pool(), changes: store.changes });
   registerBearerAuth(app, verifier);
 
   await app.register((scope) => identityRoutes(scope, ctx), { prefix: REALM_PATH });
@@ -123,6 +134,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
   app.addHook('onClose', async () => {
     await pruning.stop();
+    outage.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();
   });

@@ -57,6 +57,10 @@ export const VARIABLES = {
     meaning: 'federation writes per minute per site client (0: no limit)', expected: 'expected a non-negative integer (federation writes per minute per client; 0 turns the limit off)',
   },
   REQUEST_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '30s', meaning: 'a client that has not sent its whole request by then gets 408', expected: 'expected a duration such as 30s or 500ms' },
+  STORE_TIMEOUT: {
+    schema: Type.String({ pattern: DURATION }), default: '5s',
+    meaning: 'the longest a call to the store may take; beyond it the request is answered 503 with Retry-After', expected: 'expected a duration such as 5s or 1500ms',
+  },
   ONLINE_WINDOW: { schema: Type.String({ pattern: DURATION }), default: '24h', meaning: 'an asset is online when its last reading is younger than this', expected: 'expected a duration such as 24h, 90m or 3600s' },
   SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
@@ -102,6 +106,8 @@ export interface Config {
   readonly writeRateLimit: number;
   /** Time a client has to send a whole request (slow clients are cut off with 408). */
   readonly requestTimeoutMs: number;
+  /** The longest one call to the store may take (a hung database): beyond it, 503 with Retry-After. */
+  readonly storeTimeoutMs: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
   /** MaxMind DB files of IP locations (city databases), asked in turn for `ip` in geo searches; none: `ip` cannot be resolved. */
@@ -145,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.AUTH_ISSUER === undefined) !== (e.AUTH_JWKS_URL === undefined)) {
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
+  if (e.STORE_TIMEOUT !== undefined && parseDuration(e.STORE_TIMEOUT) < 1) throw new ConfigError(`invalid ${shown('STORE_TIMEOUT', e.STORE_TIMEOUT)}: expected a duration above zero`);
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -161,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokenRateLimit: Number(e.TOKEN_RATE_LIMIT ?? '1200'),
     writeRateLimit: Number(e.WRITE_RATE_LIMIT ?? '1200000'),
     requestTimeoutMs: parseDuration(e.REQUEST_TIMEOUT ?? '30s'),
+    storeTimeoutMs: parseDuration(e.STORE_TIMEOUT ?? '5s'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     ipLocationDb: (e.IP_LOCATION_DB ?? '').split(',').map((f) => f.trim()).filter((f) => f !== ''),
