@@ -20,9 +20,9 @@ function migrationConnection(url: string): Kysely<Database> {
 
 /**
  * Every call is bounded by `timeoutMs` (STORE_TIMEOUT): getting a connection, and each
- * statement, cut on the server (statement_timeout) and, when the server or the network does
- * not answer at all, by the driver (query_timeout); a connection whose statement was cut by
- * the driver is discarded (./preparing-pool.ts).
+ * statement, cancelled by the server (statement_timeout) and, when the server or the network
+ * does not answer at all, cut by the driver (query_timeout); a connection whose statement was
+ * cut by the driver is discarded (./preparing-pool.ts).
  */
 export function openPostgres(url: string, changeLog: boolean, timeoutMs: number, poolSize = 10): StoreParts {
   const pool = new pg.Pool({
@@ -30,7 +30,9 @@ export function openPostgres(url: string, changeLog: boolean, timeoutMs: number,
     max: poolSize,
     connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: timeoutMs,
+    // The server cancels a slow statement a little before the driver gives up on an answer: a live
+    // server's cancel keeps the connection, and only a silent one is cut (and the connection dropped).
+    statement_timeout: Math.max(1, timeoutMs - Math.min(500, Math.floor(timeoutMs / 5))),
     query_timeout: timeoutMs,
   });
   // A dropped connection must not crash the process: its pending query fails
