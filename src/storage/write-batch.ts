@@ -84,7 +84,7 @@ const failedAll = (count: number, error: unknown): ItemOutcome[] => Array.from({
  * the asset writes that stand are appended to the change log in one
  * statement just before the commit (with `changeLog` off, none). Throws when
  * the transaction itself failed (begin, commit): then nothing of it was
- * written.
+ * written. A commit that got no answer is asked about on `elsewhere` (fateOf).
  */
 export async function commitBatch(
   db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean, elsewhere?: Kysely<Database>,
@@ -132,9 +132,11 @@ export async function commitBatch(
 }
 
 /**
- * Whether a transaction whose commit failed committed after all, asked on another connection:
- * `committed`, `aborted`, or, when the store cannot say (no id, still unreachable), the commit's
- * own error stands for an unknown outcome (./store-timeout.ts, docs/decisions.md).
+ * Whether a transaction whose commit failed committed after all. A store that cannot be asked
+ * (SQLite, in process, whose commit always answers) or a refusal from a store that answered:
+ * it did not. A commit lost on the way to a store that can be asked: its fate, asked on another
+ * connection; when that goes unanswered too, the outcome is unknown, and the error says so
+ * (./store-timeout.ts, docs/decisions.md).
  */
 async function fateOf(dialect: Dialect, elsewhere: Kysely<Database> | undefined, txid: string | undefined, error: unknown): Promise<string> {
   if (!dialect.transactionFate || !elsewhere || txid === undefined || dialect.classifyError(error) !== 'unavailable') return 'aborted';
