@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -12,12 +13,16 @@ import { lazyCompilers } from './http/lazy-compilers.js';
 import { serverWithLiveness } from './http/liveness.js';
 import { registerUtf8JsonParser } from './http/utf8-body.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { READY_WITHIN_MS, boundedPing } from './http/bounded-ping.js';
+import { StoreOutageLog } from './http/store-outage-log.js';
 import { requestSerializer } from './http/log-redaction.js';
 import { registerObservability } from './http/observability.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerWeb } from './http/web.js';
 import { adminSecretNeverShown, ensureBootstrapClients } from './identity/bootstrap.js';
+import { FailedAttempts } from './identity/failed-attempts.js';
 import { KeyRing } from './identity/key-ring.js';
+import { KeySealer } from './identity/key-sealing.js';
 import { REALM_PATH, identityRoutes } from './identity/routes.js';
 import { ACCESS_TOKEN_TTL_S } from './identity/tokens.js';
 import { embeddedVerifier, externalVerifier } from './identity/verifier.js';
@@ -39,6 +44,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
+  /** Where log lines go instead of standard output (tests count them). */
+  logStream?: DestinationStream;
 }
 
 export interface OpenCity {
@@ -56,15 +63,16 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const clock = options.clock ?? systemClock;
   // Before the store opens: a bad file stops the start with nothing left open.
   const locateIp = config.ipLocationDb.length > 0 ? await openIpLocations(config.ipLocationDb) : noIpLocations;
-  const store = options.store ?? Store.open(config.databaseUrl, { changeLog: config.changeLog });
+  const store = options.store ?? Store.open(config.databaseUrl, { changeLog: config.changeLog, timeoutMs: config.storeTimeoutMs });
   const ownsStore = options.store === undefined;
 
   const issuer = `${config.publicUrl}${REALM_PATH}`;
-  const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2);
+  const keys = new KeyRing(store, clock, ACCESS_TOKEN_TTL_S * 1000 * 2, new KeySealer({ current: config.keySecret, previous: config.previousKeySecret }));
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
+  const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock) };
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens, locateIp };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {
@@ -80,7 +88,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     serverFactory: serverWithLiveness,
     logger: {
       level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestSerializer },
-      ...(config.logFormat === 'pretty' ? { stream: prettyStream(process.stdout) } : {}),
+      ...(options.logStream ? { stream: options.logStream } : config.logFormat === 'pretty' ? { stream: prettyStream(process.stdout) } : {}),
     },
     // Access logs only at debug: at info they would cost the write path much of its throughput.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
@@ -105,12 +113,18 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     done();
   });
 
-  registerErrorHandling(app, (e) => store.classifyError(e));
+  const storeAnswers = boundedPing(() => store.ping(), READY_WITHIN_MS);
+  const outage = new StoreOutageLog(app.log, clock, storeAnswers);
+  registerErrorHandling(app, (e) => store.classifyError(e), outage);
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (reply.statusCode < 500) outage.answered();
+    done();
+  });
   registerBodyTimeout(app, config.requestTimeoutMs);
   registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
-  registerObservability(app, store);
+  registerObservability(app, { ping: storeAnswers, pool: () => store.pool(), changes: store.changes });
   registerBearerAuth(app, verifier);
 
   await app.register((scope) => identityRoutes(scope, ctx), { prefix: REALM_PATH });
@@ -123,6 +137,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
   app.addHook('onClose', async () => {
     await pruning.stop();
+    outage.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();
   });

@@ -38,6 +38,14 @@ export const VARIABLES = {
     schema: Type.String({ minLength: 16 }), default: 'generated once, printed once',
     meaning: 'secret of the bootstrap client opencity-admin', expected: 'expected at least 16 characters', secret: true,
   },
+  OPENCITY_KEY_SECRET: {
+    schema: Type.String({ minLength: 16 }), default: 'unset (signing keys stored in clear)',
+    meaning: 'encrypts the private signing keys in the store; keep it out of the store and its backups', expected: 'expected at least 16 characters', secret: true,
+  },
+  OPENCITY_KEY_SECRET_PREVIOUS: {
+    schema: Type.String({ minLength: 16 }), default: 'unset',
+    meaning: 'the former OPENCITY_KEY_SECRET while it is being changed (keys are encrypted again under the new one)', expected: 'expected at least 16 characters', secret: true,
+  },
   AUTH_ISSUER: { schema: Type.String({ pattern: '^https?://' }), default: 'unset (embedded issuer)', meaning: 'trust this external OIDC issuer (with AUTH_JWKS_URL)', expected: 'expected an http(s) URL' },
   AUTH_JWKS_URL: { schema: Type.String({ pattern: '^https?://' }), default: 'unset', meaning: "the external issuer's signing keys (with AUTH_ISSUER)", expected: 'expected an http(s) URL' },
   AUTH_AUDIENCE: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'when set, bearer tokens must carry this audience', expected: 'expected a non-empty audience' },
@@ -50,6 +58,10 @@ export const VARIABLES = {
     meaning: 'federation writes per minute per site client (0: no limit)', expected: 'expected a non-negative integer (federation writes per minute per client; 0 turns the limit off)',
   },
   REQUEST_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '30s', meaning: 'a client that has not sent its whole request by then gets 408', expected: 'expected a duration such as 30s or 500ms' },
+  STORE_TIMEOUT: {
+    schema: Type.String({ pattern: DURATION }), default: '5s',
+    meaning: 'the longest a call to the store may take; beyond it the request is answered 503 with Retry-After', expected: 'expected a duration such as 5s or 1500ms',
+  },
   ONLINE_WINDOW: { schema: Type.String({ pattern: DURATION }), default: '24h', meaning: 'an asset is online when its last reading is younger than this', expected: 'expected a duration such as 24h, 90m or 3600s' },
   SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
   MAX_ATTRIBUTES: { schema: Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), default: '256', meaning: 'attributes an asset may carry, TimeInstant included (400 beyond)', expected: 'expected an integer from 1 to 999999' },
@@ -82,6 +94,10 @@ export interface Config {
   readonly publicUrl: string;
   readonly platformServiceName: string;
   readonly adminSecret: string | undefined;
+  /** Encrypts the private signing keys at rest (OPENCITY_KEY_SECRET); unset: stored in clear. */
+  readonly keySecret: string | undefined;
+  /** The former key secret, still accepted while the keys are encrypted again under the new one. */
+  readonly previousKeySecret: string | undefined;
   readonly authIssuer: string | undefined;
   readonly authJwksUrl: string | undefined;
   /** When set, bearer tokens must name it in `aud`. */
@@ -92,6 +108,8 @@ export interface Config {
   readonly writeRateLimit: number;
   /** Time a client has to send a whole request (slow clients are cut off with 408). */
   readonly requestTimeoutMs: number;
+  /** The longest one call to the store may take (a hung database): beyond it, 503 with Retry-After. */
+  readonly storeTimeoutMs: number;
   readonly onlineWindowMs: number;
   readonly siteQuota: number;
   /** Attributes one asset may carry, TimeInstant included: a write that would take it beyond is refused with 400. */
@@ -137,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.AUTH_ISSUER === undefined) !== (e.AUTH_JWKS_URL === undefined)) {
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
+  if (e.STORE_TIMEOUT !== undefined && parseDuration(e.STORE_TIMEOUT) < 1) throw new ConfigError(`invalid ${shown('STORE_TIMEOUT', e.STORE_TIMEOUT)}: expected a duration above zero`);
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -145,12 +164,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     platformServiceName: e.PLATFORM_SERVICE_NAME ?? 'opencity',
     adminSecret: e.OPENCITY_ADMIN_SECRET,
+    keySecret: e.OPENCITY_KEY_SECRET,
+    previousKeySecret: e.OPENCITY_KEY_SECRET_PREVIOUS,
     authIssuer: e.AUTH_ISSUER,
     authJwksUrl: e.AUTH_JWKS_URL,
     authAudience: e.AUTH_AUDIENCE,
     tokenRateLimit: Number(e.TOKEN_RATE_LIMIT ?? '1200'),
     writeRateLimit: Number(e.WRITE_RATE_LIMIT ?? '1200000'),
     requestTimeoutMs: parseDuration(e.REQUEST_TIMEOUT ?? '30s'),
+    storeTimeoutMs: parseDuration(e.STORE_TIMEOUT ?? '5s'),
     onlineWindowMs: parseDuration(e.ONLINE_WINDOW ?? '24h'),
     siteQuota: Number(e.SITE_QUOTA ?? '100000'),
     maxAttributes: Number(e.MAX_ATTRIBUTES ?? String(DEFAULT_MAX_ATTRIBUTES)),

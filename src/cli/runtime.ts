@@ -27,7 +27,7 @@ export async function withStore<T>(fn: (store: Store, config: Config) => Promise
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
     throw error;
   }
-  const store = Store.open(config.databaseUrl, { changeLog: config.changeLog });
+  const store = Store.open(config.databaseUrl, { changeLog: config.changeLog, timeoutMs: config.storeTimeoutMs });
   try {
     if (options.migrate !== false) await store.migrate();
     return await fn(store, config);

@@ -83,3 +83,10 @@ export type StoreErrorKind =
   | 'unavailable'
   /** A value of the request holds a character the store cannot take. */
   | 'bad-character';
+
+/** Seconds a client is told to wait before retrying when the store is unreachable or hung. */
+export const STORE_RETRY_AFTER_S = 1;
+
+/** The store cannot serve the request now (unreachable, or no answer within STORE_TIMEOUT): 503 with Retry-After. */
+export const storeUnavailable = (description?: string): AppError =>
+  new AppError('STORE_UNAVAILABLE', description, { retryAfterSeconds: STORE_RETRY_AFTER_S });

@@ -5,6 +5,20 @@ import { SITE_NAME } from './urn.js';
 export const SITE_CLIENT_PREFIX = 'ocsite-';
 export const SITE_ROLE = 'ocsite';
 
+/**
+ * The site a client id would act for, when it carries the site prefix in any case (client ids
+ * are compared ignoring case): such ids are reserved to site registration, which makes the
+ * site and its client together. Undefined for any other id.
+ */
+export function siteOfReservedClientId(clientId: string): string | undefined {
+  return clientId.toLowerCase().startsWith(SITE_CLIENT_PREFIX) ? clientId.slice(SITE_CLIENT_PREFIX.length) : undefined;
+}
+
+/** Why a client id of the site prefix cannot be made for `site` outside site registration. */
+export const reservedSiteClientMessage = (clientId: string, site: string): string =>
+  `Client ids starting with ${SITE_CLIENT_PREFIX} are reserved to sites: ${clientId} names site ${site}, which is not registered. `
+  + `Register it with opencity site add ${site}, which makes its client.`;
+
 /** What the federation needs to know of a caller (a subset of the verified Caller). */
 export interface FederationCaller {
   /** The token's `clientId` (or `client_id`) claim, or `azp` for a service-account token. */

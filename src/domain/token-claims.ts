@@ -55,6 +55,15 @@ export function accessTokenClaims(input: AccessClaimsInput): Record<string, unkn
   return claims;
 }
 
+/**
+ * The `aud` of an access token: `account` as Keycloak puts it, the client itself so that a
+ * resource server can check it, and the configured audience (AUTH_AUDIENCE) when there is one.
+ */
+export function accessTokenAudience(clientId: string, configured?: string): string | string[] {
+  const audience = [...new Set(['account', clientId, ...(configured === undefined ? [] : [configured])])];
+  return audience.length === 1 ? 'account' : audience;
+}
+
 export interface IdClaimsInput {
   user: TokenUser;
   clientId: string;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type StoreErrorKind } from '../domain/errors.js';
+import { AppError, storeUnavailable, type ErrorCode, type StoreErrorKind } from '../domain/errors.js';
 
 /**
  * How an interface spells its error bodies:
@@ -100,7 +100,7 @@ export function toAppError(error: unknown, classifyStoreError: StoreErrorClassif
   if (mapped) return new AppError(mapped, mapped === 'BAD_REQUEST' ? e.message : undefined);
   if (e?.statusCode === 429) return new AppError('TOO_MANY_REQUESTS');
   const storeError = classifyStoreError(error);
-  if (storeError === 'unavailable') return new AppError('STORE_UNAVAILABLE');
+  if (storeError === 'unavailable') return storeUnavailable();
   if (storeError === 'bad-character') return new AppError('BAD_REQUEST', 'The request holds a character the store cannot take (U+0000)');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError(e.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : e.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message);
@@ -143,10 +143,16 @@ export function sendError(
   return reply.code(httpStatus(error)).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(renderError(error, style))));
 }
 
-export function registerErrorHandling(app: FastifyInstance, classifyStoreError: StoreErrorClassifier): void {
+/** Told of each request refused because of the store (./store-outage-log.ts), which it logs by the outage, not by the request. */
+export interface StoreRefusals {
+  refusedFor(error: unknown): void;
+}
+
+export function registerErrorHandling(app: FastifyInstance, classifyStoreError: StoreErrorClassifier, outage?: StoreRefusals): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, classifyStoreError);
-    if (httpStatus(appError) >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.code === 'STORE_UNAVAILABLE' && outage) outage.refusedFor(error);
+    else if (httpStatus(appError) >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, request, appError);
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, request, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)));

@@ -11,7 +11,7 @@ import { newBrowserBinding, openLoginRequest, signLoginRequest, type Authorizati
 import { OIDC_PATH } from './paths.js';
 import type { RateLimitRoute } from './rate-limit.js';
 import { tokenDigest } from './sessions.js';
-import type { TokenIssuer } from './tokens.js';
+import { attemptSource, type TokenIssuer } from './tokens.js';
 
 /**
  * The authorization endpoint (RFC 6749 §4.1 with PKCE, RFC 7636): shows the
@@ -116,7 +116,7 @@ export function authorizeRoutes(scope: FastifyInstance, issuer: TokenIssuer, rat
     }
     const req = check.request;
     if (form.cancel !== undefined) return backToClient(reply, issuer.issuer, req, { error: 'access_denied', error_description: 'The person cancelled the sign-in' }, 303);
-    const person = await authenticatePerson(issuer, form.username ?? '', form.password ?? '');
+    const person = await authenticatePerson(issuer, form.username ?? '', form.password ?? '', attemptSource(issuer, request.ip));
     if (!person) {
       const client = await findClient(issuer.store, req.clientId);
       // The same words whether the user exists or not.

@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { findClientWithAccount, type ClientWithAccount } from '../storage/repositories/credentials.js';
 import type { Store } from '../storage/store.js';
+import type { AttemptSource } from './failed-attempts.js';
 import { secretMatches } from './secrets.js';
 
 /** What a request says about the client making it (RFC 6749 §2.3.1). */
@@ -57,16 +58,24 @@ export interface AuthenticatedClient extends ClientWithAccount {
  * A confidential client must prove its secret; a public client only names
  * itself. Every failure gives the same answer, and an unknown client costs the
  * same digest comparison as a known one, so failures tell nothing about which
- * clients exist.
+ * clients exist. With a `source`, repeated failures make the client wait
+ * (./failed-attempts.ts), whether or not it exists.
  */
-export async function authenticateTokenClient(store: Store, presented: PresentedClient | undefined): Promise<AuthenticatedClient> {
+export async function authenticateTokenClient(store: Store, presented: PresentedClient | undefined, source?: AttemptSource): Promise<AuthenticatedClient> {
   if (!presented) throw invalidClient(false, 'Client authentication is required');
   const client = await findClientWithAccount(store, presented.id);
   if (presented.secret === undefined || presented.secret === '') {
     if (client && client.secretDigest === null) return { ...client, isPublic: true };
     throw invalidClient(presented.viaBasic);
   }
+  // The id as looked up (decoded): every spelling of one client shares its back-off.
+  const principal = `client:${presented.id}`;
+  source?.attempts.check(principal, source.address);
   const ok = secretMatches(presented.secret, client?.secretDigest ?? null);
-  if (!client || !ok) throw invalidClient(presented.viaBasic);
+  if (!client || !ok) {
+    source?.attempts.failed(principal, source.address);
+    throw invalidClient(presented.viaBasic);
+  }
+  source?.attempts.succeeded(principal, source.address);
   return { ...client, isPublic: false };
 }

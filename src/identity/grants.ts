@@ -6,6 +6,7 @@ import { redeemAuthorizationCode } from '../storage/repositories/authorization-c
 import { findPersonByLogin, findUserWithRoles } from '../storage/repositories/credentials.js';
 import type { RoleAssignment, UserRecord } from '../storage/repositories/principals.js';
 import type { AuthenticatedClient } from './client-auth.js';
+import type { AttemptSource } from './failed-attempts.js';
 import { passwordMatches } from './secrets.js';
 import { endSession, newSessionId, rotate, startSession, tokenDigest, type IssuedRefreshToken } from './sessions.js';
 import { issueAccessToken, issueIdToken, type TokenIssuer } from './tokens.js';
@@ -77,11 +78,11 @@ async function sessionTokens(ctx: TokenIssuer, s: SignedIn, refresh: IssuedRefre
  * client has the login page). An unknown user costs the same scrypt work as a
  * wrong password, and both get the same answer.
  */
-export async function passwordGrant(ctx: TokenIssuer, client: AuthenticatedClient, form: TokenForm): Promise<TokenResponse> {
+export async function passwordGrant(ctx: TokenIssuer, client: AuthenticatedClient, form: TokenForm, source?: AttemptSource): Promise<TokenResponse> {
   if (client.isPublic) throw unauthorizedClient('password');
   const username = required(form, 'username');
   const password = required(form, 'password');
-  const person = await authenticatePerson(ctx, username, password);
+  const person = await authenticatePerson(ctx, username, password, source);
   if (!person) throw invalidGrant('Invalid user credentials');
   const scope = grantedScope(form.scope);
   const sessionId = newSessionId();
@@ -90,11 +91,24 @@ export async function passwordGrant(ctx: TokenIssuer, client: AuthenticatedClien
   return sessionTokens(ctx, { ...person, client, scope, sessionId, authTime }, refresh);
 }
 
-/** The person whose login (user name, or e-mail address) and password match; undefined otherwise. */
-export async function authenticatePerson(ctx: TokenIssuer, login: string, password: string): Promise<{ user: UserRecord; roles: RoleAssignment[] } | undefined> {
+/**
+ * The person whose login (user name, or e-mail address) and password match; undefined otherwise.
+ * With a `source`, repeated failures make the user wait (./failed-attempts.ts): keyed on the user,
+ * so that the user name and the e-mail address share one back-off; an unknown login has its own.
+ */
+export async function authenticatePerson(
+  ctx: TokenIssuer, login: string, password: string, source?: AttemptSource,
+): Promise<{ user: UserRecord; roles: RoleAssignment[] } | undefined> {
   const person = await findPersonByLogin(ctx.store, login);
+  const principal = person ? `user:${person.user.id}` : `login:${login.toLowerCase()}`;
+  source?.attempts.check(principal, source.address);
   const ok = await passwordMatches(password, person?.user.passwordHash ?? null);
-  return ok && person ? person : undefined;
+  if (ok && person) {
+    source?.attempts.succeeded(principal, source.address);
+    return person;
+  }
+  source?.attempts.failed(principal, source.address);
+  return undefined;
 }
 
 /** A new access token (roles read again) and a new refresh token for the old one, which stops working. */
@@ -144,7 +158,7 @@ export async function authorizationCodeGrant(ctx: TokenIssuer, client: Authentic
   return sessionTokens(ctx, { ...person, client, scope: issued.scope, sessionId, authTime, nonce: issued.nonce ?? undefined }, refresh);
 }
 
-export const GRANTS: Record<string, (ctx: TokenIssuer, client: AuthenticatedClient, form: TokenForm) => Promise<TokenResponse>> = {
+export const GRANTS: Record<string, (ctx: TokenIssuer, client: AuthenticatedClient, form: TokenForm, source?: AttemptSource) => Promise<TokenResponse>> = {
   client_credentials: clientCredentialsGrant,
   password: passwordGrant,
   refresh_token: refreshTokenGrant,

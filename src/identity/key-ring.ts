@@ -1,8 +1,9 @@
 import { createPrivateKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Clock } from '../domain/clock.js';
-import { addSigningKey, listSigningKeys, pruneSigningKeys, type SigningKeyRecord } from '../storage/repositories/keys.js';
+import { addSigningKey, listSigningKeys, pruneSigningKeys, replacePrivateKeys, type SigningKeyRecord } from '../storage/repositories/keys.js';
 import type { Store } from '../storage/store.js';
+import { KeySealer } from './key-sealing.js';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -38,7 +39,13 @@ export class KeyRing {
   private loading: Promise<void> | undefined;
   private loadedAt = 0;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly maxTokenLifetimeMs: number) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly maxTokenLifetimeMs: number,
+    /** How private keys are kept in the store (OPENCITY_KEY_SECRET): sealed, or clear without a secret. */
+    private readonly sealer = new KeySealer(),
+  ) {}
 
   /** Reads the keys from the store (making the first one if there is none). Concurrent calls share one read. */
   load(): Promise<void> {
@@ -55,6 +62,7 @@ export class KeyRing {
       records = await listSigningKeys(this.store);
     }
     const next = new Map<string, LoadedKey>();
+    const reseal: Array<{ kid: string; privateJwk: string }> = [];
     for (const record of records) {
       const existing = this.keys.get(record.kid);
       if (existing) {
@@ -62,13 +70,17 @@ export class KeyRing {
         continue;
       }
       const publicJwk = JSON.parse(record.publicJwk) as JWK;
+      const opened = this.sealer.open(record.kid, record.privateJwk);
+      if (opened.reseal) reseal.push({ kid: record.kid, privateJwk: this.sealer.seal(record.kid, opened.clear) });
       next.set(record.kid, {
         record,
         publicJwk,
         publicKey: await importJWK(publicJwk, record.alg),
-        privateKey: createPrivateKey({ key: JSON.parse(record.privateJwk) as JsonWebKey, format: 'jwk' }),
+        privateKey: createPrivateKey({ key: JSON.parse(opened.clear) as JsonWebKey, format: 'jwk' }),
       });
     }
+    // Keys stored in clear, or under the previous secret, are sealed under the current one.
+    await replacePrivateKeys(this.store, reseal);
     this.keys = next;
     this.currentKid = records.find((r) => r.retiredAt === null)?.kid ?? records[0]?.kid;
     this.loadedAt = performance.now();
@@ -87,7 +99,7 @@ export class KeyRing {
     const kid = randomUUID();
     const pub = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
     const priv = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-    await addSigningKey(this.store, { kid, alg: SIGNING_ALG, publicJwk: JSON.stringify(pub), privateJwk: JSON.stringify(priv), createdAt: this.clock.now() });
+    await addSigningKey(this.store, { kid, alg: SIGNING_ALG, publicJwk: JSON.stringify(pub), privateJwk: this.sealer.seal(kid, JSON.stringify(priv)), createdAt: this.clock.now() });
     return kid;
   }
 

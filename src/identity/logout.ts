@@ -7,7 +7,7 @@ import { getRedirectUris } from '../storage/repositories/principals.js';
 import { authenticateTokenClient, presentedClient } from './client-auth.js';
 import { messagePage, pageHeaders } from './login-page.js';
 import { endSession, sessionOf } from './sessions.js';
-import type { TokenIssuer } from './tokens.js';
+import { attemptSource, type TokenIssuer } from './tokens.js';
 import { ACCEPTED_ALGORITHMS, keyResolver } from './verifier.js';
 
 /**
@@ -47,7 +47,7 @@ export function logoutRoutes(app: FastifyInstance, issuer: TokenIssuer): void {
 
     // A program ending its session with its refresh token (Keycloak): 204, no page.
     if (p.refresh_token) {
-      const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, p));
+      const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, p), attemptSource(issuer, request.ip));
       const session = await sessionOf(issuer, p.refresh_token, client.id);
       if (!session) throw new AppError('INVALID_GRANT', 'Invalid refresh token');
       await endSession(issuer, session.sessionId);
@@ -88,7 +88,7 @@ export function logoutRoutes(app: FastifyInstance, issuer: TokenIssuer): void {
     attachValidation: true,
   }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, unknown>;
-    const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, form));
+    const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, form), attemptSource(issuer, request.ip));
     const token = str(form.token);
     if (!token || request.validationError) throw new AppError('INVALID_REQUEST', 'Missing form parameter: token');
     // Unknown tokens, access tokens and other clients' tokens get the same 200 (RFC 7009 §2.2).

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import { AppError } from '../domain/errors.js';
+import { presentedClient } from './client-auth.js';
 
 /** Route config that applies a rate limit (empty when limits are off). */
 export type RateLimitRoute = { rateLimit?: RateLimitOptions };
@@ -12,15 +13,18 @@ export interface IdentityRateLimits {
   login: RateLimitRoute;
 }
 
-/** The client a token request names, read without trusting it (it only picks a bucket). */
+/**
+ * The client a token request names, as the token endpoint will look it up (HTTP Basic ids
+ * form-decoded), so that every spelling of one client shares its bucket. Read without
+ * trusting it: it only picks a bucket.
+ */
 function claimedClient(request: FastifyRequest): string {
-  const auth = request.headers.authorization;
-  if (auth && /^basic /i.test(auth)) {
-    const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
-    return `basic:${decoded.slice(0, Math.max(0, decoded.indexOf(':'))).slice(0, 200)}`;
+  try {
+    const presented = presentedClient(request.headers.authorization, (request.body ?? {}) as Record<string, unknown>);
+    return presented ? `client:${presented.id.slice(0, 200)}` : '-';
+  } catch {
+    return '-';
   }
-  const id = (request.body as Record<string, unknown> | undefined)?.client_id;
-  return typeof id === 'string' ? `form:${id.slice(0, 200)}` : '-';
 }
 
 /**

@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { authenticateTokenClient, presentedClient } from './client-auth.js';
 import { GRANTS, type TokenForm } from './grants.js';
 import type { RateLimitRoute } from './rate-limit.js';
-import type { TokenIssuer } from './tokens.js';
+import { attemptSource, type TokenIssuer } from './tokens.js';
 
 const invalidRequest = (description: string): AppError => new AppError('INVALID_REQUEST', description);
 
@@ -42,8 +42,9 @@ export function tokenEndpoint(app: FastifyInstance, issuer: TokenIssuer, rateLim
     const grantType = form.grant_type as string;
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
     if (!grant) throw new AppError('UNSUPPORTED_GRANT_TYPE', `Unsupported grant_type: ${grantType}`);
-    const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, form));
-    const body = await grant(issuer, client, form);
+    const source = attemptSource(issuer, request.ip);
+    const client = await authenticateTokenClient(issuer.store, presentedClient(request.headers.authorization, form), source);
+    const body = await grant(issuer, client, form, source);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return body;
   });

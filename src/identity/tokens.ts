@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import { accessTokenClaims, idTokenClaims } from '../domain/token-claims.js';
+import { accessTokenAudience, accessTokenClaims, idTokenClaims } from '../domain/token-claims.js';
 import { listRoles, type RoleAssignment, type UserRecord } from '../storage/repositories/principals.js';
 import type { Store } from '../storage/store.js';
 import { signCompact } from './jws.js';
+import type { AttemptSource, FailedAttempts } from './failed-attempts.js';
 import type { KeyRing } from './key-ring.js';
 
 /** Access tokens live five minutes, as Keycloak's do by default. */
@@ -16,6 +17,10 @@ export interface TokenIssuer {
   keys: KeyRing;
   clock: Clock;
   issuer: string;
+  /** AUTH_AUDIENCE: every access token names it, so that verifiers requiring it accept them. */
+  audience?: string | undefined;
+  /** Failed sign-ins of this process, for the back-off (absent: none, as for the command line). */
+  attempts?: FailedAttempts | undefined;
 }
 
 export interface AccessTokenRequest {
@@ -44,6 +49,10 @@ export async function buildClaims(ctx: TokenIssuer, req: AccessTokenRequest): Pr
   });
 }
 
+/** Where a request comes from, for the back-off of failed sign-ins (undefined when nothing keeps count). */
+export const attemptSource = (ctx: TokenIssuer, address: string): AttemptSource | undefined =>
+  ctx.attempts === undefined ? undefined : { attempts: ctx.attempts, address };
+
 /** Signs `claims` with the current key, adding the registered claims (iss, sub, aud, iat, exp, jti). */
 export function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, subject: string, audience: string | string[], ttlSeconds: number): string {
   const key = ctx.keys.current();
@@ -54,9 +63,7 @@ export function signToken(ctx: TokenIssuer, claims: Record<string, unknown>, sub
 
 export async function issueAccessToken(ctx: TokenIssuer, req: AccessTokenRequest): Promise<IssuedToken> {
   const claims = await buildClaims(ctx, req);
-  // `account` as Keycloak puts it, and the client itself so that a resource server can check it.
-  const audience = req.clientId === 'account' ? 'account' : ['account', req.clientId];
-  const accessToken = signToken(ctx, claims, req.user.id, audience, ACCESS_TOKEN_TTL_S);
+  const accessToken = signToken(ctx, claims, req.user.id, accessTokenAudience(req.clientId, ctx.audience), ACCESS_TOKEN_TTL_S);
   return { accessToken, expiresIn: ACCESS_TOKEN_TTL_S, claims };
 }
 

@@ -10,10 +10,10 @@ import type { StoreParts } from './store-parts.js';
 const SQLITE = 'sqlite:';
 const POSTGRES = /^postgres(ql)?:\/\//;
 
-/** `changeLog`: whether asset writes record their changes (CHANGE_LOG). */
-export function openStoreParts(databaseUrl: string, changeLog: boolean): StoreParts {
-  if (databaseUrl.startsWith(SQLITE)) return openSqlite(databaseUrl.slice(SQLITE.length), changeLog);
-  if (POSTGRES.test(databaseUrl)) return openPostgres(databaseUrl, changeLog);
+/** `changeLog`: whether asset writes record their changes (CHANGE_LOG); `timeoutMs`: the bound on each call (STORE_TIMEOUT). */
+export function openStoreParts(databaseUrl: string, changeLog: boolean, timeoutMs: number): StoreParts {
+  if (databaseUrl.startsWith(SQLITE)) return openSqlite(databaseUrl.slice(SQLITE.length), changeLog, timeoutMs);
+  if (POSTGRES.test(databaseUrl)) return openPostgres(databaseUrl, changeLog, timeoutMs);
   throw new Error(`unsupported DATABASE_URL: ${databaseUrl}`);
 }
 

@@ -92,8 +92,16 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The step of each migration this store runs. */
   readonly migrationStep: MigrationStep;
-  /** Starts the write transaction of a batch. */
+  /**
+   * Starts the write transaction of a batch; where the store can tell afterwards whether a
+   * transaction committed, it also answers the transaction's id (a row with `txid`).
+   */
   readonly beginSql: string;
+  /**
+   * Whether the transaction `txid` committed, asked on another connection after its commit got
+   * no answer (omitted where a commit always answers: SQLite, in process).
+   */
+  transactionFate?(read: Kysely<Database>, txid: string): Promise<'committed' | 'aborted' | 'unknown'>;
   readonly assetWrites: AssetWrites;
   readonly changes: ChangeWrites;
   readonly assetQueries: AssetQueries;

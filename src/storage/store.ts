@@ -6,7 +6,8 @@ import type { StoreErrorKind } from '../domain/errors.js';
 import type { Dialect } from './ports.js';
 import type { Database } from './schema.js';
 import type { StoreParts } from './store-parts.js';
-import { WritePipeline } from './write-pipeline.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from './store-timeout.js';
+import { MAX_BATCH, WritePipeline } from './write-pipeline.js';
 
 /**
  * The store: one handle on whichever database DATABASE_URL names. Repositories
@@ -16,6 +17,8 @@ import { WritePipeline } from './write-pipeline.js';
 export interface StoreOptions {
   /** Record every asset write in the change log (default true; CHANGE_LOG). */
   changeLog?: boolean;
+  /** The longest one call to the store may take (STORE_TIMEOUT; ./store-timeout.ts). */
+  timeoutMs?: number;
 }
 
 export class Store {
@@ -29,19 +32,20 @@ export class Store {
   /** The change log: what every committed asset write changed, in order (./change-log.ts). */
   readonly changes: ChangeLog;
 
-  private constructor(private readonly parts: StoreParts) {
+  private constructor(private readonly parts: StoreParts, timeoutMs: number) {
     this.db = parts.write;
     this.read = parts.read;
     this.dialect = parts.dialect;
     this.writes = new WritePipeline(parts.committer, (seq) => {
       this.changes.committed(seq);
       parts.announcer?.announce(seq);
-    });
+    }, MAX_BATCH, timeoutMs);
     this.changes = new ChangeLog(parts.read, this.writes, parts.listen);
   }
 
   static open(databaseUrl: string, options: StoreOptions = {}): Store {
-    return new Store(openStoreParts(databaseUrl, options.changeLog ?? true));
+    const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    return new Store(openStoreParts(databaseUrl, options.changeLog ?? true, timeoutMs), timeoutMs);
   }
 
   /** The store's page caches and threads count in the server process's memory (src/main.ts bounds the heap more tightly then). */

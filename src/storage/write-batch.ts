@@ -4,6 +4,7 @@ import { PendingChanges } from './pending-changes.js';
 import { inSession } from './prepared-query.js';
 import type { Dialect } from './ports.js';
 import type { Database } from './schema.js';
+import { outcomeUnknown } from './store-timeout.js';
 
 /**
  * A batch of writes committed as one transaction: what the write pipeline
@@ -83,13 +84,16 @@ const failedAll = (count: number, error: unknown): ItemOutcome[] => Array.from({
  * the asset writes that stand are appended to the change log in one
  * statement just before the commit (with `changeLog` off, none). Throws when
  * the transaction itself failed (begin, commit): then nothing of it was
- * written.
+ * written. A commit that got no answer is asked about on `elsewhere` (fateOf).
  */
-export async function commitBatch(db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean): Promise<CommittedBatch> {
+export async function commitBatch(
+  db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean, elsewhere?: Kysely<Database>,
+): Promise<CommittedBatch> {
   const segments = segmentsOf(items);
   const outcomes: ItemOutcome[] = [];
   const changes = new PendingChanges(changeLog);
-  await sql.raw(dialect.beginSql).execute(db);
+  const begun = await sql.raw<{ txid?: string }>(dialect.beginSql).execute(db);
+  const txid = begun.rows[0]?.txid;
   try {
     if (segments.length === 1) {
       try {
@@ -113,7 +117,13 @@ export async function commitBatch(db: Kysely<Database>, dialect: Dialect, items:
     }
     const appended = changes.take();
     const lastChange = appended.length > 0 ? await inSession(db, dialect, (session) => dialect.changes.append(session, appended)) : undefined;
-    await sql`commit`.execute(db);
+    try {
+      await sql`commit`.execute(db);
+    } catch (error) {
+      // A commit that got no answer may have committed: the store is asked, and a batch that did is what it says.
+      if ((await fateOf(dialect, elsewhere, txid, error)) === 'committed') return { outcomes, lastChange };
+      throw error;
+    }
     return { outcomes, lastChange };
   } catch (error) {
     await sql`rollback`.execute(db).catch(() => {});
@@ -121,10 +131,24 @@ export async function commitBatch(db: Kysely<Database>, dialect: Dialect, items:
   }
 }
 
-/** Commits each batch on a connection of `db` taken for it, in this thread. */
+/**
+ * Whether a transaction whose commit failed committed after all. A store that cannot be asked
+ * (SQLite, in process, whose commit always answers) or a refusal from a store that answered:
+ * it did not. A commit lost on the way to a store that can be asked: its fate, asked on another
+ * connection; when that goes unanswered too, the outcome is unknown, and the error says so
+ * (./store-timeout.ts, docs/decisions.md).
+ */
+async function fateOf(dialect: Dialect, elsewhere: Kysely<Database> | undefined, txid: string | undefined, error: unknown): Promise<string> {
+  if (!dialect.transactionFate || !elsewhere || txid === undefined || dialect.classifyError(error) !== 'unavailable') return 'aborted';
+  const fate = await dialect.transactionFate(elsewhere, txid).catch(() => 'unknown' as const);
+  if (fate === 'unknown') throw outcomeUnknown();
+  return fate;
+}
+
+/** Commits each batch on a connection of `db` taken for it, in this thread (asking another one of `db` after a commit lost on the way). */
 export function committerOn(db: Kysely<Database>, dialect: Dialect, changeLog: boolean): BatchCommitter {
   return {
-    commit: (items) => db.connection().execute((conn) => commitBatch(conn, dialect, items, changeLog)),
+    commit: (items) => db.connection().execute((conn) => commitBatch(conn, dialect, items, changeLog, db)),
     batchesInFlight: 1,
   };
 }

@@ -1,4 +1,5 @@
 import type { AssetWrite, AssetWriteResult } from '../domain/asset-writes.js';
+import { notSentInTime } from './store-timeout.js';
 import type { BatchCommitter, BatchItem, CommittedBatch, WriteJob } from './write-batch.js';
 
 interface Pending {
@@ -7,6 +8,8 @@ interface Pending {
   group?: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** performance.now() when it was queued. */
+  queuedAt: number;
 }
 
 /** Items per batch at most; the rest wait for the next one. */
@@ -28,12 +31,20 @@ export class WritePipeline {
   /** A batch holding a job is under way, alone. */
   private exclusive = false;
   private groups = 0;
+  /** Armed while writes wait for their turn behind a batch under way. */
+  private expiry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly committer: BatchCommitter,
     /** Told the seq of the last change of each commit that appended to the change log. */
     private readonly onChangesCommitted: (seq: number) => void = () => {},
     private readonly maxBatch = MAX_BATCH,
+    /**
+     * The longest a write waits for its turn (STORE_TIMEOUT): one still queued then, behind a
+     * batch the store does not answer, is refused, which is true since nothing of it was sent. A
+     * write already sent waits for its batch's outcome, which the store bounds (./write-batch.ts).
+     */
+    private readonly queueTimeoutMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Writes an asset (create, update, delete) in its turn. */
@@ -48,7 +59,8 @@ export class WritePipeline {
    */
   writeAll(writes: readonly AssetWrite[]): Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>> {
     const group = ++this.groups;
-    const written = writes.map((item) => new Promise<unknown>((resolve, reject) => this.pending.push({ item, group, resolve, reject })));
+    const queuedAt = performance.now();
+    const written = writes.map((item) => new Promise<unknown>((resolve, reject) => this.pending.push({ item, group, resolve, reject, queuedAt })));
     this.schedule();
     return Promise.allSettled(written) as Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>>;
   }
@@ -60,7 +72,7 @@ export class WritePipeline {
 
   private enqueue(item: BatchItem): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ item, resolve, reject });
+      this.pending.push({ item, resolve, reject, queuedAt: performance.now() });
       this.schedule();
     });
   }
@@ -84,13 +96,28 @@ export class WritePipeline {
     const limit = this.committer.batchesInFlight;
     while (this.pending.length > 0 && !this.exclusive) {
       const jobs = limit > 1 && (this.pending[0] as Pending).item.kind === 'job';
-      if (jobs ? this.inFlight > 0 : this.inFlight >= limit) return;
+      if (jobs ? this.inFlight > 0 : this.inFlight >= limit) break;
       let end = 0;
       while (end < this.pending.length && end < this.maxBatch && (limit === 1 || ((this.pending[end] as Pending).item.kind === 'job') === jobs)) end++;
       const group = end > 0 ? (this.pending[end - 1] as Pending).group : undefined;
       while (group !== undefined && end < this.pending.length && (this.pending[end] as Pending).group === group) end++;
       this.send(this.pending.splice(0, end), jobs);
     }
+    if (this.pending.length > 0) this.armExpiry();
+  }
+
+  /** Refuses, when their time is up, the writes still waiting for their turn (oldest first: the queue is in arrival order). */
+  private armExpiry(): void {
+    if (this.expiry !== undefined || !Number.isFinite(this.queueTimeoutMs)) return;
+    const oldest = (this.pending[0] as Pending).queuedAt;
+    this.expiry = setTimeout(() => {
+      this.expiry = undefined;
+      const now = performance.now();
+      let expired = 0;
+      while (expired < this.pending.length && now - (this.pending[expired] as Pending).queuedAt >= this.queueTimeoutMs) expired++;
+      for (const p of this.pending.splice(0, expired)) p.reject(notSentInTime());
+      if (this.pending.length > 0) this.armExpiry();
+    }, Math.max(0, oldest + this.queueTimeoutMs - performance.now()));
   }
 
   private send(batch: Pending[], exclusive: boolean): void {

@@ -1,14 +1,28 @@
 import net from 'node:net';
 
+/** One client's connection through the proxy, and what it holds back while the proxy is frozen. */
+interface Link {
+  client: net.Socket;
+  upstream: net.Socket | undefined;
+  /** Bytes each way not yet forwarded (while frozen). */
+  toServer: Buffer[];
+  toClient: Buffer[];
+  /** The server's answers on this connection are lost on the way (a reply path gone dead). */
+  repliesLost: boolean;
+}
+
 /**
  * A loopback TCP proxy in front of a server, which a test can cut and restore:
  * the store "goes away" for the app under test without touching anyone else's
- * connections to the real server.
+ * connections to the real server. It can also freeze: connections stay open and
+ * new ones are accepted, but nothing is forwarded (a hung database, a network
+ * black hole) until it thaws.
  */
 export class TcpProxy {
   private server: net.Server;
-  private sockets = new Set<net.Socket>();
+  private links = new Set<Link>();
   private up = true;
+  private frozen = false;
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {
@@ -17,16 +31,32 @@ export class TcpProxy {
         client.destroy();
         return;
       }
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
+      const link: Link = { client, upstream: undefined, toServer: [], toClient: [], repliesLost: false };
+      this.links.add(link);
+      client.on('error', () => client.destroy());
+      client.on('close', () => {
+        this.links.delete(link);
+        link.upstream?.destroy();
+      });
+      client.on('data', (chunk: Buffer) => {
+        if (this.frozen || !link.upstream) link.toServer.push(chunk);
+        else link.upstream.write(chunk);
+      });
+      if (!this.frozen) this.connectUpstream(link);
     });
+  }
+
+  private connectUpstream(link: Link): void {
+    const upstream = net.connect(this.targetPort, this.targetHost);
+    link.upstream = upstream;
+    upstream.on('error', () => upstream.destroy());
+    upstream.on('close', () => link.client.destroy());
+    upstream.on('data', (chunk: Buffer) => {
+      if (link.repliesLost) return;
+      if (this.frozen) link.toClient.push(chunk);
+      else link.client.write(chunk);
+    });
+    for (const chunk of link.toServer.splice(0)) upstream.write(chunk);
   }
 
   async start(): Promise<number> {
@@ -38,11 +68,34 @@ export class TcpProxy {
   /** Drops every connection and refuses new ones, as a restarting database does. */
   cut(): void {
     this.up = false;
-    for (const s of this.sockets) s.destroy();
+    for (const link of this.links) {
+      link.client.destroy();
+      link.upstream?.destroy();
+    }
   }
 
   restore(): void {
     this.up = true;
+  }
+
+  /** Forwards nothing, either way, on any connection, old or new, until thaw(): the database hangs. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** Forwards again what was held back, and everything after it. */
+  thaw(): void {
+    this.frozen = false;
+    for (const link of this.links) {
+      if (!link.upstream) this.connectUpstream(link);
+      else for (const chunk of link.toServer.splice(0)) link.upstream.write(chunk);
+      for (const chunk of link.toClient.splice(0)) link.client.write(chunk);
+    }
+  }
+
+  /** The answers on the connections open now are lost from here on (new connections work): what a commit sent into a dying link sees. */
+  loseRepliesOfOpenConnections(): void {
+    for (const link of this.links) link.repliesLost = true;
   }
 
   async stop(): Promise<void> {

@@ -179,7 +179,12 @@ describeEachStore('identity: bearer authentication', (platform) => {
 
 describeEachStore('identity: bearer authentication with an audience', (platform) => {
   it('accepts only tokens whose aud names AUTH_AUDIENCE', async () => {
-    const other = await platform().clientToken('tool-a');
+    // The embedded issuer puts AUTH_AUDIENCE into its tokens: one without it comes from an issuer (same keys) configured otherwise.
+    await platform().clientToken('tool-a');
+    const client = await findClient(platform().ctx.store, 'tool-a');
+    const user = await findUserById(platform().ctx.store, client!.serviceAccountUserId);
+    const elsewhere = { ...platform().ctx.tokens, audience: undefined };
+    const other = (await issueAccessToken(elsewhere, { user: user!, clientId: 'tool-a', serviceAccountOf: 'tool-a', scope: 'profile email' })).accessToken;
     const mine = await platform().clientToken('datasource-api');
     const refused = await platform().app.inject({ method: 'GET', url: '/health', headers: bearer(other) });
     assert.equal(refused.statusCode, 401);

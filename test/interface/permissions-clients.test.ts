@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { describeEachStore, type TestPlatform } from '../helpers/platform.js';
 import { adminToken, call, errorOf, toolToken } from '../helpers/permissions.js';
 
@@ -43,6 +44,10 @@ describeEachStore('permissions: clients', (platform) => {
   it('creates a client under a chosen id (extension) and refuses a taken one with 409 {error}', async () => {
     const p = platform();
     const token = await adminToken(p);
+    // A site's client id is taken through this interface only for a registered site.
+    await upsertSite(p.ctx.store, {
+      id: 'testville', name: 'Testville', type: 'city', latitude: 40.4168, longitude: -3.7038, countryCode: 'ES', country: 'Spain', city: 'Testville', quota: null,
+    }, p.clock.now());
     const res = await createClient(p, token, { clientId: 'ocsite-testville', clientName: 'Testville' });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().client_id, 'ocsite-testville');

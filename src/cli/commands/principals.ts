@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { passwordProblem } from '../../domain/password.js';
 import { ROLE_NAME } from '../../domain/roles.js';
+import { reservedSiteClientMessage, siteOfReservedClientId } from '../../domain/site-client.js';
 import { ADMIN_CLIENT_ID, OBSERVATORY_CLIENT_ID } from '../../identity/bootstrap.js';
 import { registerClient } from '../../identity/clients.js';
 import { hashPassword, newSecret, secretDigest } from '../../identity/secrets.js';
@@ -9,6 +10,7 @@ import {
   listClientSummaries, listUserSummaries, removeClientRecord, replaceClientSecret, replaceUserPassword,
 } from '../../storage/repositories/principal-admin.js';
 import { findClient, findUserByUsername } from '../../storage/repositories/principals.js';
+import { findSite } from '../../storage/repositories/sites.js';
 import { clock, collect, fail, parseRoles, print, withStore } from '../runtime.js';
 
 const rolesText = (roles: Array<{ role: string; experiment: string | null }>): string =>
@@ -45,6 +47,8 @@ export function clientCommands(program: Command): void {
       checkRoles(roles);
       await withStore(async (store) => {
         if (await findClient(store, clientId)) fail(`client already exists: ${clientId}`);
+        const site = siteOfReservedClientId(clientId);
+        if (site !== undefined && !(await findSite(store, site))) fail(reservedSiteClientMessage(clientId, site));
         const creds = await registerClient(store, clock, { clientId, name: o.name ?? null, roles, redirectUris: o.redirectUri });
         print(!!o.json, creds, `client_id: ${creds.client_id}\nsecret:    ${creds.secret}\n(the secret is not shown again)`);
       });

@@ -5,11 +5,13 @@ import {
   ClientBody, ClientParams, RedirectUris, createClientResponses, editRedirectUrisResponses, readRedirectUrisResponses,
 } from '../../contracts/permissions.js';
 import { isPlatformClient, planNewClient, redirectUriSet } from '../../domain/client-registration.js';
-import { AppError, forbidden, notFound } from '../../domain/errors.js';
+import { AppError, forbidden, notFound, unprocessable } from '../../domain/errors.js';
+import { reservedSiteClientMessage, siteOfReservedClientId } from '../../domain/site-client.js';
 import { registerClient } from '../../identity/clients.js';
 import {
   clientIdTaken, findClient, findClientRedirectUris, isDuplicateKey, replaceClientRedirectUris,
 } from '../../storage/repositories/principals.js';
+import { findSite } from '../../storage/repositories/sites.js';
 import { admit } from './guard.js';
 import { bearerRequired } from '../../contracts/security.js';
 
@@ -27,7 +29,8 @@ export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Pro
       tags: ['permissions'],
       summary: 'Create a client',
       description: 'Creates a confidential client with a service account and returns its credentials once. '
-        + 'Grant the client roles with POST /users/{service_account_id}/roles (e.g. ocsite for a site client ocsite-<site>). '
+        + 'Grant the client roles with POST /users/{service_account_id}/roles (e.g. ocsite for a site client ocsite-<site>, '
+        + 'which may be made here only for a registered site). '
         + 'Needs accounts-permissions:createClient.',
       body: ClientBody,
       security: bearerRequired,
@@ -36,6 +39,9 @@ export async function clientRoutes(scope: FastifyInstance, ctx: AppContext): Pro
   }, async (request, reply) => {
     const plan = planNewClient(request.body);
     if (plan.clientId !== undefined && await clientIdTaken(ctx.store, plan.clientId)) throw clientExists(plan.clientId);
+    const site = plan.clientId === undefined ? undefined : siteOfReservedClientId(plan.clientId);
+    // A site's client made ahead of its site would keep `opencity site add` from ever registering it.
+    if (site !== undefined && !(await findSite(ctx.store, site))) throw unprocessable(reservedSiteClientMessage(plan.clientId as string, site));
     let credentials;
     try {
       credentials = await registerClient(ctx.store, ctx.clock, {

@@ -10,7 +10,13 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 export const postgresDialect: Dialect = {
   name: 'postgres',
   migrationStep: (migration) => migration.postgres,
-  beginSql: 'begin',
+  // The transaction's id comes with its start (one round trip): after a commit that got no answer, it tells whether it committed.
+  beginSql: 'begin; select pg_current_xact_id()::text as txid',
+  async transactionFate(read, txid) {
+    const result = await sql<{ status: string | null }>`select pg_xact_status(${txid}::xid8) as status`.execute(read);
+    const status = result.rows[0]?.status;
+    return status === 'committed' ? 'committed' : status === 'aborted' ? 'aborted' : 'unknown';
+  },
   assetWrites: postgresAssetWrites,
   changes: postgresChanges,
   assetQueries: postgresAssetQueries,
@@ -27,7 +33,9 @@ export const postgresDialect: Dialect = {
     const e = error as { code?: string; message?: string } | null;
     if (!e) return undefined;
     if (e.code && UNAVAILABLE_CODES.has(e.code)) return 'unavailable';
-    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '')) return 'unavailable';
+    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/i.test(e.message ?? '')) return 'unavailable';
+    // A statement cut by statement_timeout (STORE_TIMEOUT): the store is too slow to answer now.
+    if (e.code === '57014') return 'unavailable';
     // Text cannot hold U+0000 (SQLSTATE 22021): a request value carrying one is the request's fault.
     if (e.code === '22021') return 'bad-character';
     return undefined;

@@ -11,15 +11,29 @@ import { PreparingPool } from './preparing-pool.js';
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-export function openPostgres(url: string, changeLog: boolean, poolSize = 10): StoreParts {
+/** Migrations may build indexes over big tables: their connection waits as long as a statement takes. */
+function migrationConnection(url: string): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Every call is bounded by `timeoutMs` (STORE_TIMEOUT): getting a connection, and each
+ * statement, cancelled by the server (statement_timeout) and, when the server or the network
+ * does not answer at all, cut by the driver (query_timeout); a connection whose statement was
+ * cut by the driver is discarded (./preparing-pool.ts).
+ */
+export function openPostgres(url: string, changeLog: boolean, timeoutMs: number, poolSize = 10): StoreParts {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 30_000,
-    // A connection that hangs (network gone, no reset) must not hold a request forever.
-    query_timeout: 35_000,
+    // The server cancels a slow statement a little before the driver gives up on an answer: a live
+    // server's cancel keeps the connection, and only a silent one is cut (and the connection dropped).
+    statement_timeout: Math.max(1, timeoutMs - Math.min(500, Math.floor(timeoutMs / 5))),
+    query_timeout: timeoutMs,
   });
   // A dropped connection must not crash the process: its pending query fails
   // (and is answered 503), the pool discards it, and the next query reconnects.
@@ -35,5 +49,10 @@ export function openPostgres(url: string, changeLog: boolean, poolSize = 10): St
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     announcer: changeAnnouncer(db),
     listen: (onSeq, onGap) => listenForChanges(url, onSeq, onGap),
+    openMigrationConnection: () => migrationConnection(url),
+    // Kysely ends the pool only if it ever used it (migrations have a connection of their own): a closed store takes no more writes.
+    closeBeside: async () => {
+      if (!pool.ending) await pool.end();
+    },
   };
 }

@@ -26,10 +26,18 @@ export class PreparingPool implements PostgresPool {
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
-    const query = (statement: unknown, parameters?: ReadonlyArray<unknown>) => (typeof statement === 'string'
-      ? client.query(this.config(statement, parameters ?? []))
-      : client.query(statement as pg.Submittable));
-    return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+    // Set when a statement got no answer in time: the connection's state is unknown (its answer
+    // may still come), so it takes no further statement and the pool discards it.
+    let lost: Error | undefined;
+    const query = (statement: unknown, parameters?: ReadonlyArray<unknown>) => {
+      if (lost) return Promise.reject(lost);
+      if (typeof statement !== 'string') return client.query(statement as pg.Submittable);
+      return client.query(this.config(statement, parameters ?? [])).then(lastResult, (error: unknown) => {
+        if (isDriverTimeout(error)) lost = error as Error;
+        throw error;
+      });
+    };
+    return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(lost) };
   }
 
   end(): Promise<void> {
@@ -57,3 +65,9 @@ export class PreparingPool implements PostgresPool {
     return name;
   }
 }
+
+/** A statement cut by the driver's query_timeout (the server, or the way to it, did not answer). */
+export const isDriverTimeout = (error: unknown): boolean => (error as { message?: unknown } | null)?.message === 'Query read timeout';
+
+/** A text of several statements (sent without parameters) answers with its last statement's result. */
+const lastResult = (result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult => (Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result);

@@ -15,6 +15,9 @@ export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
  * types, live-asset counters and hourly activity buckets.
  */
 
+/** Rebuilding the derived tables of a big data set takes long statements: an offline load is not held to STORE_TIMEOUT. */
+const BULK_STORE_TIMEOUT_MS = 30 * 60_000;
+
 export interface BulkLoadSummary {
   assets: number;
   readings: number;
@@ -38,7 +41,7 @@ export async function bulkLoad(databaseUrl: string, fill: (writer: BulkWriter) =
   } finally {
     await writer.close();
   }
-  const after = Store.open(databaseUrl);
+  const after = Store.open(databaseUrl, { timeoutMs: BULK_STORE_TIMEOUT_MS });
   try {
     await rebuildDerivedTables(after);
     return await countContent(after);

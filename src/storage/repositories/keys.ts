@@ -28,3 +28,11 @@ export async function addSigningKey(store: Store, key: Omit<SigningKeyRecord, 'r
 export async function pruneSigningKeys(store: Store, retiredBefore: number): Promise<void> {
   await store.writes.run((trx) => trx.deleteFrom('signing_keys').where('retired_at', '<', retiredBefore).execute());
 }
+
+/** Stores a key's private part again (sealed under a new secret); its other columns stay. */
+export async function replacePrivateKeys(store: Store, keys: ReadonlyArray<{ kid: string; privateJwk: string }>): Promise<void> {
+  if (keys.length === 0) return;
+  await store.writes.run(async (trx) => {
+    for (const key of keys) await trx.updateTable('signing_keys').set({ private_jwk: key.privateJwk }).where('kid', '=', key.kid).execute();
+  });
+}

@@ -22,25 +22,30 @@ import { writerThreadDialect } from './writer-thread-driver.js';
 const WRITER_CACHE_KIB = 32_768;
 const READER_CACHE_KIB = 32_768;
 
-/** How every connection of a file store is set up, in order. */
-const pragmasFor = (cacheKib: number): string[] => [
+/**
+ * How every connection of a file store is set up, in order. A write lock held elsewhere (another
+ * process on the file) is waited for at most the store's bound, then the write is answered 503.
+ */
+const pragmasFor = (cacheKib: number, busyMs: number): string[] => [
   'journal_mode = WAL',
   'synchronous = NORMAL',
-  'busy_timeout = 5000',
+  `busy_timeout = ${Math.ceil(busyMs)}`,
   'foreign_keys = ON',
   `cache_size = -${cacheKib}`,
   'temp_store = MEMORY',
 ];
 
-function openFile(file: string, cacheKib: number): SQLite.Database {
+function openFile(file: string, cacheKib: number, busyMs: number): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const conn = new SQLite(file);
-  for (const pragma of pragmasFor(cacheKib)) conn.pragma(pragma);
+  for (const pragma of pragmasFor(cacheKib, busyMs)) conn.pragma(pragma);
   return conn;
 }
 
 /** Page cache of a migration's connection, in KiB: it lives for the few statements of a start. */
 const MIGRATION_CACHE_KIB = 8_192;
+/** Migrations run at a start, before any request: they wait for another process's lock as long as they did. */
+const MIGRATION_BUSY_MS = 5000;
 
 /**
  * Two connections on one file: the writer, which the write pipeline commits on,
@@ -48,20 +53,20 @@ const MIGRATION_CACHE_KIB = 8_192;
  * that WAL lets see the last committed state meanwhile. An in-memory store has
  * a single connection, in process (a second one would see nothing).
  */
-export function openSqlite(file: string, changeLog: boolean): StoreParts {
+export function openSqlite(file: string, changeLog: boolean, timeoutMs: number): StoreParts {
   const stats = () => ({ total: 1, idle: 1, waiting: 0 });
   if (file === ':memory:') {
     // Its one connection also runs the migrations, each in a transaction (./migration-dialect.ts).
-    const write = new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB)) }) });
+    const write = new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: withStatementCache(openFile(file, WRITER_CACHE_KIB, timeoutMs)) }) });
     return { write, read: write, dialect: sqliteDialect, committer: committerOn(write, sqliteDialect, changeLog), livesInProcess: true, poolStats: stats };
   }
   // The reader opens first, here and synchronously: a file that cannot be opened fails the store's opening.
-  const read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB)) }) });
+  const read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB, timeoutMs)) }) });
   // Checkpoints run beside the writer, not inside its commits (./checkpointer.ts).
   const checkpointer = startCheckpointer(file);
   const thread = new WriterThread({
     file,
-    pragmas: [...pragmasFor(WRITER_CACHE_KIB), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
+    pragmas: [...pragmasFor(WRITER_CACHE_KIB, timeoutMs), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
     changeLog,
     // A closed store leaves nothing running on its file: the checkpointing thread has ended too.
     onClose: () => checkpointer.stop(),
@@ -86,6 +91,6 @@ export function openSqlite(file: string, changeLog: boolean): StoreParts {
     // The writer's thread runs from the opening, whether or not Kysely ever used it: the store ends it.
     closeBeside: () => thread.close(),
     // Migrations' statements need no messages on a connection of this thread, and the writer's thread starts meanwhile.
-    openMigrationConnection: () => new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: openFile(file, MIGRATION_CACHE_KIB) }) }),
+    openMigrationConnection: () => new Kysely<Database>({ dialect: new SqliteMigrationDialect({ database: openFile(file, MIGRATION_CACHE_KIB, MIGRATION_BUSY_MS) }) }),
   };
 }
