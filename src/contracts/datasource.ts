@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { QueryObject } from './query.js';
 import { AGGREGATION_METHODS, AGGREGATION_PERIODS } from '../domain/aggregation.js';
 import { DATE_EXAMPLES } from '../domain/history-dates.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/history-query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, TIME_INDEXES } from '../domain/history-query.js';
 
 export const AssetParams = Type.Object({
   assetId: Type.String({ description: 'Asset id (URN), e.g. urn:oc:entity:santander:environmental:fixed:3248' }),
@@ -38,6 +38,11 @@ const pageParams = {
     examples: ['10'],
   })),
   type: Type.Optional(typeFilter),
+  timeIndex: Type.Optional(Type.String({
+    enum: [...TIME_INDEXES],
+    description: 'received (default): readings are ordered, filtered by from/to and bucketed by recvTime; observed: by the TimeInstant '
+      + 'they were sent with, and each reading also carries observedAt',
+  })),
 };
 
 const oneAttributeOnly = Type.Optional(Type.String({ description: 'Only on /{assetId}/{attr}/readings: here, a 400 that says so' }));
@@ -62,6 +67,7 @@ export const AttributesQuery = QueryObject({ type: Type.Optional(typeFilter) });
 
 export const Reading = Type.Object({
   recvTime: Type.String({ description: 'When the platform received the reading: ISO 8601 UTC with milliseconds', examples: ['2017-01-09T19:26:35.000Z'] }),
+  observedAt: Type.Optional(Type.String({ description: 'With timeIndex=observed: the TimeInstant the reading was sent with', examples: ['2017-01-09T19:26:30.000Z'] })),
   attrName: Type.String({ examples: ['temperature:ambient'] }),
   attrType: Type.String({ examples: ['urn:oc:attributeType:temperature:ambient'] }),
   attrValue: Type.String({ description: 'The value as a string; JSON text for values that were not strings', examples: ['10.7'] }),

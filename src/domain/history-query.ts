@@ -20,6 +20,14 @@ export interface TimeRange {
   to: number;
 }
 
+/**
+ * The time readings are ordered, filtered and bucketed by: when the platform
+ * received them (the default, as the spec has it), or the TimeInstant a site
+ * observed them at (`timeIndex=observed`).
+ */
+export const TIME_INDEXES = ['received', 'observed'] as const;
+export type TimeIndex = (typeof TIME_INDEXES)[number];
+
 /** Which readings of the (filtered) history: a page from the oldest, or the newest N. */
 export type Selection =
   | ({ kind: 'page' } & Page)
@@ -78,6 +86,14 @@ function aggregation(raw: RawQuery, scope: HistoryScope): Aggregation | undefine
   if (period === undefined) throw invalid('aggrPeriod', `is required with 'aggrMethod' (one of ${periods})`);
   if (!isAggregationPeriod(period)) throw invalid('aggrPeriod', `must be one of ${periods}`);
   return { method, period, periodMs: AGGREGATION_PERIODS[period] };
+}
+
+/** `timeIndex`, read apart from the rest: it applies to every history answer alike. */
+export function timeIndexOf(raw: RawQuery): TimeIndex {
+  const text = raw.timeIndex;
+  if (text === undefined) return 'received';
+  if (!(TIME_INDEXES as readonly string[]).includes(text)) throw invalid('timeIndex', `must be one of ${TIME_INDEXES.join(', ')}`);
+  return text as TimeIndex;
 }
 
 /** A whole asset's readings are never aggregated: that scope always gives a ReadingsQuery. */

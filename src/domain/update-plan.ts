@@ -9,6 +9,9 @@ import { updatedChange, type ChangeRecord } from './changes.js';
  * applies in order to a live asset (append semantics: attributes replaced or
  * added); an update whose asset does not exist, or has another type than its
  * `expectedType`, writes nothing. Each changed asset is then written once.
+ * An update observed before the asset's current state (a site pushing the
+ * readings it buffered while offline) adds to the history only: the current
+ * state only ever moves forward in observation time.
  */
 
 /** A live asset as the store holds it before the batch. */
@@ -23,6 +26,8 @@ export interface CurrentAsset {
   attrs: string;
   latitude: number;
   longitude: number;
+  /** TimeInstant of the current state, epoch ms (int8 may come as text). */
+  recorded_at: number | string;
   last_reading_at: number;
 }
 
@@ -43,6 +48,8 @@ export interface UpdatedAsset {
 export interface ReadingRow {
   seq: number;
   recvTime: number;
+  /** The TimeInstant the reading was sent with. */
+  observedTime: number;
   name: string;
   type: string;
   value: string;
@@ -74,7 +81,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
   const assets = new Map<string, UpdatedAsset & { changed: boolean }>();
   for (const row of current) {
     assets.set(row.id, {
-      current: row, seq: Number(row.seq), attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
+      current: row, seq: Number(row.seq), attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: Number(row.recorded_at),
       lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, moved: false, changed: false,
     });
   }
@@ -91,11 +98,21 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       continue;
     }
     const { seq } = asset;
+    for (const r of readingsOf(input.changes)) {
+      readings.push({ seq, recvTime: input.receivedAt, observedTime: input.recordedAt, name: r.name, type: r.type, value: r.value });
+    }
+    if (input.recordedAt < asset.recordedAt) {
+      // History only; the names it records must still be listed as recorded.
+      for (const name of Object.keys(input.changes)) {
+        if (!Object.hasOwn(asset.attrs, name)) attributes.push({ seq, name, type: (input.changes[name] as NgsiAttribute).type });
+      }
+      found.push(true);
+      continue;
+    }
     for (const name of Object.keys(input.changes)) {
       const change = input.changes[name] as NgsiAttribute;
       if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
     }
-    for (const r of readingsOf(input.changes)) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
     asset.attrs = mergeAttributes(asset.attrs, input.changes);
     const to = input.position;
     if (to && (to.latitude !== asset.latitude || to.longitude !== asset.longitude)) {

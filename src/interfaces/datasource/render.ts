@@ -40,8 +40,13 @@ export function negotiateFormat(accept: string | undefined): BodyFormat {
 const str = JSON.stringify;
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
-export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
+/** With `observed` (timeIndex=observed), each reading also carries observedAt, after recvTime. */
+export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat, observed = false): Buffer {
   if (format === 'csv') {
+    if (observed) {
+      return utf8(csvDocument(['recvTime', 'observedAt', 'attrName', 'attrType', 'attrValue'],
+        readings.map((r) => [formatRecvTime(r.recvTime), formatRecvTime(r.observedTime as number), r.attrName, r.attrType, r.attrValue])));
+    }
     return utf8(csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
       readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue])));
   }
@@ -56,7 +61,8 @@ export function readingsBody(readings: readonly ReadingRecord[], format: BodyFor
     if (r.attrName !== name) nameJson = asciiQuote((name = r.attrName));
     if (r.attrType !== type) typeJson = asciiQuote((type = r.attrType));
     if (i > 0) out += ',';
-    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${nameJson},"attrType":${typeJson},"attrValue":${asciiQuote(r.attrValue)}}`;
+    const observedAt = observed ? `,"observedAt":"${formatRecvTime(r.observedTime as number)}"` : '';
+    out += `{"recvTime":"${formatRecvTime(r.recvTime)}"${observedAt},"attrName":${nameJson},"attrType":${typeJson},"attrValue":${asciiQuote(r.attrValue)}}`;
   }
   return asciiBytes(`${out}]}`);
 }
