@@ -54,12 +54,15 @@ export const AttributeReadingsQuery = QueryObject({
   ...pageParams,
   values: Type.Optional(Type.String({ description: 'When set (present, true or 1), the response is a bare JSON array of the values (strings as stored)', examples: ['true'] })),
   aggrMethod: Type.Optional(Type.String({
-    enum: [...AGGREGATION_METHODS],
-    description: 'Aggregate the numeric values per period instead of listing readings (needs aggrPeriod). Values that are not numbers are skipped. limit and offset then count buckets.',
+    description: `Aggregate the numeric values per period instead of listing readings (needs aggrPeriod): one of ${AGGREGATION_METHODS.join(', ')}, `
+      + 'or several separated by commas (avg,min,max), when each bucket carries one field per method instead of value. '
+      + 'Values that are not numbers are skipped. limit and offset then count buckets.',
+    examples: ['avg', 'avg,min,max'],
   })),
   aggrPeriod: Type.Optional(Type.String({
-    enum: Object.keys(AGGREGATION_PERIODS),
-    description: 'Bucket length for aggrMethod; buckets are aligned on UTC (a day starts at 00:00Z)',
+    description: `Bucket length for aggrMethod: ${Object.keys(AGGREGATION_PERIODS).join(', ')}, or an ISO 8601 duration of weeks, days, hours, `
+      + 'minutes or seconds (PT5M, PT15M, PT6H, P1D, P7D). Buckets are aligned on the Unix epoch in UTC (a day starts at 00:00Z).',
+    examples: ['hour', 'PT15M', 'P1D'],
   })),
 });
 
@@ -81,7 +84,11 @@ export const ValuesResponse = Type.Array(Type.String(), { description: 'With val
 export const Aggregate = Type.Object({
   start: Type.String({ description: 'Start of the bucket, ISO 8601 UTC', examples: ['2017-01-09T19:00:00.000Z'] }),
   count: Type.Integer({ description: 'How many numeric values the bucket holds' }),
-  value: Type.Number({ description: 'The aggregate of those values (for count, the count)' }),
+  value: Type.Optional(Type.Number({ description: 'The aggregate of those values (for count, the count), when one method was asked' })),
+  avg: Type.Optional(Type.Number({ description: 'With several methods: the average' })),
+  min: Type.Optional(Type.Number({ description: 'With several methods: the least value' })),
+  max: Type.Optional(Type.Number({ description: 'With several methods: the greatest value' })),
+  sum: Type.Optional(Type.Number({ description: 'With several methods: the sum' })),
 });
 
 export const AggregatesResponse = Type.Object({ aggregates: Type.Array(Aggregate) }, {

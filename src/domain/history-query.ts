@@ -4,7 +4,7 @@
  * description names the parameter.
  */
 import {
-  AGGREGATION_METHODS, AGGREGATION_PERIODS, isAggregationMethod, isAggregationPeriod, type Aggregation,
+  AGGREGATION_METHODS, AGGREGATION_PERIODS, isAggregationMethod, periodMs, type Aggregation, type AggregationMethod,
 } from './aggregation.js';
 import { DATE_EXAMPLES, parseIsoDate } from './history-dates.js';
 import type { Page } from './page.js';
@@ -81,11 +81,18 @@ function aggregation(raw: RawQuery, scope: HistoryScope): Aggregation | undefine
   if (method === undefined && period === undefined) return undefined;
   if (scope === 'asset') throw invalid(method !== undefined ? 'aggrMethod' : 'aggrPeriod', 'aggregation applies to one attribute: use /{assetId}/{attr}/readings');
   if (method === undefined) throw invalid('aggrMethod', `is required with 'aggrPeriod' (one of ${AGGREGATION_METHODS.join(', ')})`);
-  if (!isAggregationMethod(method)) throw invalid('aggrMethod', `must be one of ${AGGREGATION_METHODS.join(', ')}`);
-  const periods = Object.keys(AGGREGATION_PERIODS).join(', ');
-  if (period === undefined) throw invalid('aggrPeriod', `is required with 'aggrMethod' (one of ${periods})`);
-  if (!isAggregationPeriod(period)) throw invalid('aggrPeriod', `must be one of ${periods}`);
-  return { method, period, periodMs: AGGREGATION_PERIODS[period] };
+  const methods = [...new Set(method.split(',').map((m) => m.trim()))];
+  const unknown = methods.find((m) => !isAggregationMethod(m));
+  if (unknown !== undefined) {
+    throw invalid('aggrMethod', `must be one of ${AGGREGATION_METHODS.join(', ')}, or several of them separated by commas`);
+  }
+  const periods = `${Object.keys(AGGREGATION_PERIODS).join(', ')} or an ISO 8601 duration such as PT15M, PT6H, P1D or P7D`;
+  if (period === undefined) throw invalid('aggrPeriod', `is required with 'aggrMethod' (${periods})`);
+  const length = periodMs(period);
+  if (!length.ok) throw invalid('aggrPeriod', `must be ${periods}: ${JSON.stringify(period.slice(0, 40))} ${length.reason}`);
+  const [first, ...more] = methods as AggregationMethod[];
+  const aggregation: Aggregation = { method: first as AggregationMethod, period, periodMs: length.ms };
+  return more.length > 0 ? { ...aggregation, methods: methods as AggregationMethod[] } : aggregation;
 }
 
 /** `timeIndex`, read apart from the rest: it applies to every history answer alike. */

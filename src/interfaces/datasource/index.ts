@@ -6,6 +6,7 @@ import {
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
 import { bearerOptional } from '../../contracts/security.js';
+import { aggregateBucket, methodsOf } from '../../domain/aggregation.js';
 import { notFound } from '../../domain/errors.js';
 import { parseHistoryQuery, timeIndexOf } from '../../domain/history-query.js';
 import { visibleOrNotFound } from '../../domain/visibility.js';
@@ -101,7 +102,11 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     const format = negotiateFormat(request.headers.accept);
     const key = `${asset.seq} ${format} ${timeIndex} ${JSON.stringify(attr)} ${JSON.stringify(query)}`;
     const body = await answers.answer(ctx.store, filter, query, key, async () => {
-      if (query.kind === 'aggregates') return aggregatesBody(await aggregateReadings(ctx.store, filter, query.aggregation, query.page), format);
+      if (query.kind === 'aggregates') {
+        const methods = methodsOf(query.aggregation);
+        const stats = await aggregateReadings(ctx.store, filter, query.aggregation.periodMs, query.page);
+        return aggregatesBody(stats.map((s) => aggregateBucket(s, methods)), methods, format);
+      }
       const readings = await findReadings(ctx.store, filter, query.selection);
       return query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format, timeIndex === 'observed');
     });

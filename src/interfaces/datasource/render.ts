@@ -3,7 +3,7 @@
  * by hand rather than through a generic serializer: a page holds up to a
  * thousand readings, and its serialization is most of the cost of a request.
  */
-import type { AggregateBucket } from '../../domain/aggregation.js';
+import type { AggregateBucket, AggregationMethod } from '../../domain/aggregation.js';
 import { csvDocument } from '../../domain/csv.js';
 import { formatRecvTime } from '../../domain/history-dates.js';
 import { asciiBytes, asciiQuote } from '../../http/ascii-json.js';
@@ -72,11 +72,22 @@ export function valuesBody(readings: readonly ReadingRecord[], format: BodyForma
   return utf8(str(readings.map((r) => r.attrValue)));
 }
 
-export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): Buffer {
+/**
+ * Buckets as {start, count, value} when one method was asked; with several,
+ * each bucket carries one field per method, named after it, in the order asked.
+ */
+export function aggregatesBody(buckets: readonly AggregateBucket[], methods: readonly AggregationMethod[], format: BodyFormat): Buffer {
+  const single = methods.length === 1;
+  const fields = (b: AggregateBucket): number[] => methods.map((m) => b.values[m] as number);
   if (format === 'csv') {
-    return utf8(csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), String(b.value)])));
+    return utf8(csvDocument(['start', 'count', ...(single ? ['value'] : methods)],
+      buckets.map((b) => [formatRecvTime(b.start), String(b.count), ...fields(b).map(String)])));
   }
-  return utf8(str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: b.value })) }));
+  return utf8(str({
+    aggregates: buckets.map((b) => (single
+      ? { start: formatRecvTime(b.start), count: b.count, value: b.values[methods[0] as AggregationMethod] }
+      : { start: formatRecvTime(b.start), count: b.count, ...Object.fromEntries(methods.map((m) => [m, b.values[m]])) })),
+  }));
 }
 
 export function attributesBody(names: readonly string[], format: BodyFormat): Buffer {

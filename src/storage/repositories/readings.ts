@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
+import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
 import type { Executor } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
@@ -162,25 +162,24 @@ export async function countReadings(store: Store, filter: ReadingsFilter & { att
 const NO_LIMIT = '9223372036854775807';
 
 /**
- * Buckets of one attribute's numeric readings, ascending by start; the page
- * counts buckets. The bucket arithmetic is integer division on epoch ms, the
- * same in both stores.
+ * Buckets of one attribute's numeric readings, ascending by start, with the
+ * count, sum, least and greatest of each (src/domain/aggregation.ts computes
+ * every method from these); the page counts buckets. The bucket arithmetic is
+ * integer division on epoch ms, the same in both stores.
  */
 export async function aggregateReadings(
-  store: Store, filter: ReadingsFilter & { attrName: string }, aggregation: Aggregation, page: { limit: number; offset: number },
-): Promise<AggregateBucket[]> {
-  const period = sql.lit(aggregation.periodMs);
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
+): Promise<BucketStats[]> {
+  const period = sql.lit(periodMs);
   const value = store.dialect.readings.numericValue();
-  // count needs no value function; the others come from a closed list, so the raw name is safe.
-  const combined = aggregation.method === 'count' ? sql`count(v)` : sql`${sql.raw(aggregation.method)}(v)`;
   const time = sql.ref(timeColumn(filter.timeIndex));
   const range = filter.range
     ? sql`and ${time} >= ${filter.range.from} and ${time} <= ${filter.range.to}`
     : sql``;
   // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
   // would repeat the numeric test for the filter and for every aggregate.
-  const result = await sql<{ bucket: number; n: number; value: number }>`
-    select bucket, count(v) as n, ${combined} as value
+  const result = await sql<{ bucket: number; n: number; total: number; least: number; greatest: number }>`
+    select bucket, count(v) as n, sum(v) as total, min(v) as least, max(v) as greatest
     from (
       select (${time} / ${period}) * ${period} as bucket, ${value} as v from readings
       where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} ${range}
@@ -190,5 +189,5 @@ export async function aggregateReadings(
     group by bucket
     order by bucket
     limit ${page.limit} offset ${page.offset}`.execute(store.read);
-  return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), value: Number(r.value) }));
+  return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), sum: Number(r.total), min: Number(r.least), max: Number(r.greatest) }));
 }
