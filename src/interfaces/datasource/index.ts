@@ -16,6 +16,7 @@ import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
 import { HistoryAnswers } from './history-answers.js';
+import { registerMultiAssetReadings } from './multi-asset.js';
 import {
   aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
 } from './render.js';
@@ -50,6 +51,8 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     maxAnswerBytes: 1024 * 1024,
     variant: (request) => negotiateFormat(request.headers.accept),
   });
+
+  registerMultiAssetReadings(app, ctx);
 
   app.get('/:assetId/readings', {
     schema: {

@@ -40,16 +40,27 @@ export function negotiateFormat(accept: string | undefined): BodyFormat {
 const str = JSON.stringify;
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
+/** A CSV header and its rows. */
+export interface CsvTable {
+  header: string[];
+  rows: string[][];
+}
+
+export function readingsTable(readings: readonly ReadingRecord[], observed: boolean): CsvTable {
+  if (observed) {
+    return {
+      header: ['recvTime', 'observedAt', 'attrName', 'attrType', 'attrValue'],
+      rows: readings.map((r) => [formatRecvTime(r.recvTime), formatRecvTime(r.observedTime as number), r.attrName, r.attrType, r.attrValue]),
+    };
+  }
+  return { header: ['recvTime', 'attrName', 'attrType', 'attrValue'], rows: readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue]) };
+}
+
+const csvOf = (table: CsvTable): Buffer => utf8(csvDocument(table.header, table.rows));
+
 /** With `observed` (timeIndex=observed), each reading also carries observedAt, after recvTime. */
 export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat, observed = false): Buffer {
-  if (format === 'csv') {
-    if (observed) {
-      return utf8(csvDocument(['recvTime', 'observedAt', 'attrName', 'attrType', 'attrValue'],
-        readings.map((r) => [formatRecvTime(r.recvTime), formatRecvTime(r.observedTime as number), r.attrName, r.attrType, r.attrValue])));
-    }
-    return utf8(csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
-      readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue])));
-  }
+  if (format === 'csv') return csvOf(readingsTable(readings, observed));
   // Names and types repeat from one reading to the next: each is quoted once per run of equal ones.
   let name = '';
   let nameJson = '""';
@@ -67,8 +78,10 @@ export function readingsBody(readings: readonly ReadingRecord[], format: BodyFor
   return asciiBytes(`${out}]}`);
 }
 
+export const valuesTable = (readings: readonly ReadingRecord[]): CsvTable => ({ header: ['attrValue'], rows: readings.map((r) => [r.attrValue]) });
+
 export function valuesBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
-  if (format === 'csv') return utf8(csvDocument(['attrValue'], readings.map((r) => [r.attrValue])));
+  if (format === 'csv') return csvOf(valuesTable(readings));
   return utf8(str(readings.map((r) => r.attrValue)));
 }
 
@@ -76,13 +89,16 @@ export function valuesBody(readings: readonly ReadingRecord[], format: BodyForma
  * Buckets as {start, count, value} when one method was asked; with several,
  * each bucket carries one field per method, named after it, in the order asked.
  */
+export function aggregatesTable(buckets: readonly AggregateBucket[], methods: readonly AggregationMethod[]): CsvTable {
+  return {
+    header: ['start', 'count', ...(methods.length === 1 ? ['value'] : methods)],
+    rows: buckets.map((b) => [formatRecvTime(b.start), String(b.count), ...methods.map((m) => String(b.values[m]))]),
+  };
+}
+
 export function aggregatesBody(buckets: readonly AggregateBucket[], methods: readonly AggregationMethod[], format: BodyFormat): Buffer {
   const single = methods.length === 1;
-  const fields = (b: AggregateBucket): number[] => methods.map((m) => b.values[m] as number);
-  if (format === 'csv') {
-    return utf8(csvDocument(['start', 'count', ...(single ? ['value'] : methods)],
-      buckets.map((b) => [formatRecvTime(b.start), String(b.count), ...fields(b).map(String)])));
-  }
+  if (format === 'csv') return csvOf(aggregatesTable(buckets, methods));
   return utf8(str({
     aggregates: buckets.map((b) => (single
       ? { start: formatRecvTime(b.start), count: b.count, value: b.values[methods[0] as AggregationMethod] }

@@ -191,3 +191,28 @@ export async function aggregateReadings(
     limit ${page.limit} offset ${page.offset}`.execute(store.read);
   return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), sum: Number(r.total), min: Number(r.least), max: Number(r.greatest) }));
 }
+
+const HISTORY_ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'experimenter', 'experiment'] as const;
+
+/** The assets (deleted ones included) with these ids, by id. */
+export async function findHistoryAssets(store: Store, ids: readonly string[]): Promise<HistoryAsset[]> {
+  if (ids.length === 0) return [];
+  const rows = await store.read.selectFrom('assets').select(HISTORY_ASSET_COLUMNS).where('id', 'in', ids).orderBy('id').execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+}
+
+/**
+ * At most `limit` assets (deleted ones included) of a type and/or site that
+ * recorded the attribute, by id.
+ */
+export async function selectHistoryAssets(
+  store: Store, choice: { type: string | undefined; site: string | undefined; attrName: string }, limit: number,
+): Promise<HistoryAsset[]> {
+  let q = store.read.selectFrom('assets')
+    .innerJoin('asset_attributes', (j) => j.onRef('asset_attributes.asset_seq', '=', 'assets.seq').on('asset_attributes.name', '=', choice.attrName))
+    .select(HISTORY_ASSET_COLUMNS.map((c) => `assets.${c}` as const));
+  if (choice.type !== undefined) q = q.where('assets.type', '=', choice.type);
+  if (choice.site !== undefined) q = q.where('assets.site', '=', choice.site);
+  const rows = await q.orderBy('assets.id').limit(limit).execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+}
