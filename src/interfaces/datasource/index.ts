@@ -16,6 +16,7 @@ import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
 import { HistoryAnswers } from './history-answers.js';
+import { registerExport } from './export.js';
 import { registerMultiAssetReadings } from './multi-asset.js';
 import {
   aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
@@ -50,9 +51,12 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     maxBytes: 32 * 1024 * 1024,
     maxAnswerBytes: 1024 * 1024,
     variant: (request) => negotiateFormat(request.headers.accept),
+    // An export is streamed: there is no answer to keep.
+    bypass: (request) => request.routeOptions.url === '/datasource/:assetId/export',
   });
 
   registerMultiAssetReadings(app, ctx);
+  registerExport(app, ctx);
 
   app.get('/:assetId/readings', {
     schema: {
