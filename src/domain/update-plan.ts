@@ -10,8 +10,8 @@ import { updatedChange, type ChangeRecord } from './changes.js';
  * added); an update whose asset does not exist, or has another type than its
  * `expectedType`, writes nothing. Each changed asset is then written once.
  * An update observed before the asset's current state (a site pushing the
- * readings it buffered while offline) adds to the history only: the current
- * state only ever moves forward in observation time.
+ * readings it buffered while offline) adds to the history (and to the change
+ * log) only: the current state only ever moves forward in observation time.
  */
 
 /** A live asset as the store holds it before the batch. */
@@ -107,6 +107,8 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
         if (!Object.hasOwn(asset.attrs, name)) attributes.push({ seq, name, type: (input.changes[name] as NgsiAttribute).type });
       }
       found.push(true);
+      // Every committed write is in the change log; its TimeInstant tells a reader it came late.
+      changes.push(updatedChange(input, asset.current));
       continue;
     }
     for (const name of Object.keys(input.changes)) {
