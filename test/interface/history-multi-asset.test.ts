@@ -83,6 +83,14 @@ describeEachStore('many assets in one call', (platform) => {
     assert.equal(all.includes(privateId), true);
   });
 
+  it('documents the call and the export in the OpenAPI document', async () => {
+    const doc = (await get('/docs/json')).json();
+    assert.ok(doc.paths['/datasource/readings']?.get, Object.keys(doc.paths).join(' '));
+    assert.ok(doc.paths['/datasource/{assetId}/export']?.get);
+    const params = doc.paths['/datasource/readings'].get.parameters.map((p: { name: string }) => p.name);
+    for (const name of ['attr', 'assets', 'type', 'site', 'aggrMethod', 'aggrPeriod', 'timeIndex']) assert.ok(params.includes(name), name);
+  });
+
   it('refuses a request it cannot answer, naming the parameter', async () => {
     const ids = Array.from({ length: 101 }, (_, i) => `urn:oc:entity:multi:environment:compare:${i + 100}`).join(',');
     for (const [query, name] of [
