@@ -67,6 +67,7 @@ export const VARIABLES = {
   MAX_ATTRIBUTES: { schema: Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), default: '256', meaning: 'attributes an asset may carry, TimeInstant included (400 beyond)', expected: 'expected an integer from 1 to 999999' },
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
+  CLOCK_SKEW: { schema: Type.String({ pattern: DURATION }), default: '5m', meaning: "a TimeInstant further ahead of the platform's time than this is refused (400)", expected: 'expected a duration such as 5m, 30s or 1h' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
@@ -123,6 +124,8 @@ export interface Config {
   readonly changeLog: boolean;
   /** How long changes are kept in the change log before they are pruned. */
   readonly changeRetentionMs: number;
+  /** How far ahead of the platform's time a TimeInstant may be. */
+  readonly clockSkewMs: number;
 }
 
 export class ConfigError extends Error {
@@ -181,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT ?? 'auto',
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
+    clockSkewMs: parseDuration(e.CLOCK_SKEW ?? '5m'),
   });
 }
 

@@ -168,13 +168,13 @@ function finalState(plan: AssetPlan, seq: number, updates: number, end: number):
 /** The readings one report gives: one per attribute of its body, in body order. */
 function reportReadings(plan: AssetPlan, seq: number, at: number, isCreate: boolean, out: BulkReading[]): void {
   const recvTime = at + plan.latencyMs;
-  out.push({ assetSeq: seq, name: TIME_INSTANT, type: TIME_INSTANT_TYPE, value: formatInstant(at), recvTime });
+  out.push({ assetSeq: seq, name: TIME_INSTANT, type: TIME_INSTANT_TYPE, value: formatInstant(at), recvTime, observedTime: at });
   if (isCreate) {
     const [name, attribute] = positionAttribute(plan.positionStyle, plan.latitude, plan.longitude);
-    out.push({ assetSeq: seq, name, type: attribute.type as string, value: readingValue(attribute.value), recvTime });
+    out.push({ assetSeq: seq, name, type: attribute.type as string, value: readingValue(attribute.value), recvTime, observedTime: at });
   }
   for (const signal of plan.signals) {
-    out.push({ assetSeq: seq, name: signal.name, type: signal.type, value: readingValue(signal.value(plan.seed, at, plan.longitude)), recvTime });
+    out.push({ assetSeq: seq, name: signal.name, type: signal.type, value: readingValue(signal.value(plan.seed, at, plan.longitude)), recvTime, observedTime: at });
   }
 }
 

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -9,6 +8,7 @@ import { datasetKey, ensureDataset, POSTGRES_DATASET_PREFIX, type DatasetSize } 
 import { planAsset, STEP_MS, type DatasetInfo } from '../lib/generate.js';
 import { load, type RequestSpec } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
+import { getter, probe, type Latencies } from '../lib/probe.js';
 import { startServer } from '../lib/server.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
@@ -28,9 +28,6 @@ const SIZE: DatasetSize = { assets: 1000, readings: 10_000_000 };
 const CONNECTIONS = 32;
 /** Asset and attribute pairs the load cycles through. */
 const TARGETS = 200;
-/** Bounds of every one-at-a-time measurement. */
-const PROBE_MAX_REQUESTS = 3000;
-const PROBE_MAX_MS = 10_000;
 
 interface Target {
   id: string;
@@ -69,55 +66,6 @@ const movedBack = (w: { from: number; to: number }, back: number) => ({ from: w.
  */
 function distinctRanges(targets: Target[], w: { from: number; to: number }, shifts: number, extra: string): (i: number) => string {
   return (i) => rangePath(targets[i % targets.length] as Target, movedBack(w, 1 + (Math.floor(i / targets.length) % shifts)), extra);
-}
-
-interface Latencies {
-  result: LoadResult;
-  /** Milliseconds, ascending. */
-  sorted: number[];
-}
-
-function summarize(samples: number[], errors = 0): Latencies {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-  const round = (n: number) => Math.round(n * 1000) / 1000;
-  return {
-    sorted,
-    result: { rps: mean > 0 ? Math.round(1000 / mean) : 0, p50Ms: round(at(0.5)), p90Ms: round(at(0.9)), p99Ms: round(at(0.99)), requests: sorted.length, errors },
-  };
-}
-
-/** Times `run` one call at a time, bounded in count and time, after a short warm-up. */
-async function probe(run: (i: number) => Promise<boolean> | boolean): Promise<Latencies> {
-  for (let i = 0; i < 100; i++) await run(i);
-  const samples: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  for (let i = 0; i < PROBE_MAX_REQUESTS && performance.now() - started < PROBE_MAX_MS; i++) {
-    const t = performance.now();
-    const ok = await run(i);
-    samples.push(performance.now() - t);
-    if (!ok) errors++;
-  }
-  return summarize(samples, errors);
-}
-
-/** One GET over a kept-alive loopback connection; true on a 200. */
-function getter(base: string): { get(path: string): Promise<boolean>; close(): void } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const url = new URL(base);
-  return {
-    get: (path) => new Promise<boolean>((resolve, reject) => {
-      const req = http.get({ host: url.hostname, port: url.port, path, agent }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve(res.statusCode === 200));
-      });
-      req.setTimeout(10_000, () => req.destroy(new Error(`timeout: ${path}`)));
-      req.on('error', reject);
-    }),
-    close: () => agent.destroy(),
-  };
 }
 
 interface RawQuery {

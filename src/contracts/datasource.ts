@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { QueryObject } from './query.js';
 import { AGGREGATION_METHODS, AGGREGATION_PERIODS } from '../domain/aggregation.js';
 import { DATE_EXAMPLES } from '../domain/history-dates.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/history-query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, TIME_INDEXES } from '../domain/history-query.js';
 
 export const AssetParams = Type.Object({
   assetId: Type.String({ description: 'Asset id (URN), e.g. urn:oc:entity:santander:environmental:fixed:3248' }),
@@ -38,6 +38,11 @@ const pageParams = {
     examples: ['10'],
   })),
   type: Type.Optional(typeFilter),
+  timeIndex: Type.Optional(Type.String({
+    enum: [...TIME_INDEXES],
+    description: 'received (default): readings are ordered, filtered by from/to and bucketed by recvTime; observed: by the TimeInstant '
+      + 'they were sent with, and each reading also carries observedAt',
+  })),
 };
 
 const oneAttributeOnly = Type.Optional(Type.String({ description: 'Only on /{assetId}/{attr}/readings: here, a 400 that says so' }));
@@ -49,12 +54,15 @@ export const AttributeReadingsQuery = QueryObject({
   ...pageParams,
   values: Type.Optional(Type.String({ description: 'When set (present, true or 1), the response is a bare JSON array of the values (strings as stored)', examples: ['true'] })),
   aggrMethod: Type.Optional(Type.String({
-    enum: [...AGGREGATION_METHODS],
-    description: 'Aggregate the numeric values per period instead of listing readings (needs aggrPeriod). Values that are not numbers are skipped. limit and offset then count buckets.',
+    description: `Aggregate the numeric values per period instead of listing readings (needs aggrPeriod): one of ${AGGREGATION_METHODS.join(', ')}, `
+      + 'or several separated by commas (avg,min,max), when each bucket carries one field per method instead of value. '
+      + 'Values that are not numbers are skipped. limit and offset then count buckets.',
+    examples: ['avg', 'avg,min,max'],
   })),
   aggrPeriod: Type.Optional(Type.String({
-    enum: Object.keys(AGGREGATION_PERIODS),
-    description: 'Bucket length for aggrMethod; buckets are aligned on UTC (a day starts at 00:00Z)',
+    description: `Bucket length for aggrMethod: ${Object.keys(AGGREGATION_PERIODS).join(', ')}, or an ISO 8601 duration of weeks, days, hours, `
+      + 'minutes or seconds (PT5M, PT15M, PT6H, P1D, P7D). Buckets are aligned on the Unix epoch in UTC (a day starts at 00:00Z).',
+    examples: ['hour', 'PT15M', 'P1D'],
   })),
 });
 
@@ -62,6 +70,7 @@ export const AttributesQuery = QueryObject({ type: Type.Optional(typeFilter) });
 
 export const Reading = Type.Object({
   recvTime: Type.String({ description: 'When the platform received the reading: ISO 8601 UTC with milliseconds', examples: ['2017-01-09T19:26:35.000Z'] }),
+  observedAt: Type.Optional(Type.String({ description: 'With timeIndex=observed: the TimeInstant the reading was sent with', examples: ['2017-01-09T19:26:30.000Z'] })),
   attrName: Type.String({ examples: ['temperature:ambient'] }),
   attrType: Type.String({ examples: ['urn:oc:attributeType:temperature:ambient'] }),
   attrValue: Type.String({ description: 'The value as a string; JSON text for values that were not strings', examples: ['10.7'] }),
@@ -75,7 +84,11 @@ export const ValuesResponse = Type.Array(Type.String(), { description: 'With val
 export const Aggregate = Type.Object({
   start: Type.String({ description: 'Start of the bucket, ISO 8601 UTC', examples: ['2017-01-09T19:00:00.000Z'] }),
   count: Type.Integer({ description: 'How many numeric values the bucket holds' }),
-  value: Type.Number({ description: 'The aggregate of those values (for count, the count)' }),
+  value: Type.Optional(Type.Number({ description: 'The aggregate of those values (for count, the count), when one method was asked' })),
+  avg: Type.Optional(Type.Number({ description: 'With several methods: the average' })),
+  min: Type.Optional(Type.Number({ description: 'With several methods: the least value' })),
+  max: Type.Optional(Type.Number({ description: 'With several methods: the greatest value' })),
+  sum: Type.Optional(Type.Number({ description: 'With several methods: the sum' })),
 });
 
 export const AggregatesResponse = Type.Object({ aggregates: Type.Array(Aggregate) }, {

@@ -1,3 +1,5 @@
+import { parseIsoDuration } from './iso-duration.js';
+
 /**
  * Server-side aggregation of one attribute's readings into time buckets.
  * Buckets are aligned on the Unix epoch in UTC (a day bucket starts at 00:00Z):
@@ -10,21 +12,57 @@
 export const AGGREGATION_METHODS = ['avg', 'min', 'max', 'sum', 'count'] as const;
 export type AggregationMethod = (typeof AGGREGATION_METHODS)[number];
 
+/** The named periods; any ISO 8601 duration of fixed length (src/domain/iso-duration.ts) is a period too. */
 export const AGGREGATION_PERIODS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 export type AggregationPeriod = keyof typeof AGGREGATION_PERIODS;
 
 export interface Aggregation {
+  /** The method, or the first of those listed. */
   method: AggregationMethod;
-  period: AggregationPeriod;
+  /** Present only when several methods were listed: all of them, in the order given. */
+  methods?: readonly AggregationMethod[];
+  /** The period as the request named it (`hour`, `PT15M`). */
+  period: string;
   /** The bucket length in milliseconds. */
   periodMs: number;
 }
 
-/** One bucket: its start (epoch ms), how many numbers it holds, and the aggregate of them. */
+export const methodsOf = (aggregation: Aggregation): readonly AggregationMethod[] => aggregation.methods ?? [aggregation.method];
+
+/**
+ * What a store tells of the numbers of one bucket: their count, sum, least and
+ * greatest. Every method is computed from these, by one rule, whether they were
+ * read from raw readings or from rollups.
+ */
+export interface BucketStats {
+  start: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
+/** One bucket: its start (epoch ms), how many numbers it holds, and the aggregate of them per method asked. */
 export interface AggregateBucket {
   start: number;
   count: number;
-  value: number;
+  values: Partial<Record<AggregationMethod, number>>;
+}
+
+export function methodValue(stats: BucketStats, method: AggregationMethod): number {
+  switch (method) {
+    case 'avg': return stats.sum / stats.count;
+    case 'sum': return stats.sum;
+    case 'min': return stats.min;
+    case 'max': return stats.max;
+    case 'count': return stats.count;
+  }
+}
+
+export function aggregateBucket(stats: BucketStats, methods: readonly AggregationMethod[]): AggregateBucket {
+  const values: Partial<Record<AggregationMethod, number>> = {};
+  for (const method of methods) values[method] = methodValue(stats, method);
+  return { start: stats.start, count: stats.count, values };
 }
 
 export function isAggregationMethod(text: string): text is AggregationMethod {
@@ -33,6 +71,12 @@ export function isAggregationMethod(text: string): text is AggregationMethod {
 
 export function isAggregationPeriod(text: string): text is AggregationPeriod {
   return Object.hasOwn(AGGREGATION_PERIODS, text);
+}
+
+/** A period's length in ms: a named period or an ISO 8601 duration; the reason it is refused otherwise. */
+export function periodMs(text: string): { ok: true; ms: number } | { ok: false; reason: string } {
+  if (isAggregationPeriod(text)) return { ok: true, ms: AGGREGATION_PERIODS[text] };
+  return parseIsoDuration(text);
 }
 
 /** The longest value text read as a number: longer ones are skipped. */

@@ -1,5 +1,5 @@
 import { mergeAttributes, type NgsiAttribute, type NgsiAttributes } from './asset-body.js';
-import { parseInstant, TIME_INSTANT } from './time-instant.js';
+import { TIME_INSTANT } from './time-instant.js';
 
 /**
  * How a write meets the attributes an asset holds, as Orion's entity
@@ -54,9 +54,3 @@ export function applyAttributeWrite(stored: Readonly<Record<string, NgsiAttribut
 /** Does the write set values (and so observe the asset), or only remove attributes? */
 export const setsValues = (write: AttributeWrite): boolean => Object.keys(write.changes).length > 0;
 
-/** The observation time of stored attributes: their TimeInstant, epoch ms (0 when it cannot be read). */
-export function observedAt(attrs: Readonly<Record<string, NgsiAttribute>>): number {
-  const value = has(attrs, TIME_INSTANT) ? attrs[TIME_INSTANT]?.value : undefined;
-  const parsed = typeof value === 'string' ? parseInstant(value) : undefined;
-  return parsed?.ok ? parsed.epochMs : 0;
-}

@@ -2,6 +2,7 @@ import { emptyAttributes, readAssetCreation, readAssetUpdate, type NgsiAttribute
 import type { AssetWrite } from './asset-writes.js';
 import type { AttributeWriteMode } from './attribute-writes.js';
 import type { BatchEntity } from './batch-update.js';
+import { assertObservedNotInFuture } from './clock-skew.js';
 import { badRequest } from './errors.js';
 import { normalizeKeyValues } from './ngsi-key-values.js';
 import { positionFromAttributes, type Position } from './position.js';
@@ -25,6 +26,8 @@ export interface OperationFrame {
   keyValues: boolean;
   /** MAX_ATTRIBUTES: the attributes an asset may have once written. */
   maxAttributes: number;
+  /** CLOCK_SKEW: how far ahead of `receivedAt` a TimeInstant may be. */
+  clockSkewMs: number;
 }
 
 /** The attributes a position is read from (./position.ts). */
@@ -39,6 +42,7 @@ const readable = (entity: BatchEntity, part: 'body' | 'attributes', frame: Opera
 /** Create the entity (POST /v2/entities; its checks include the id's site). */
 export function createOperation(entity: BatchEntity, frame: OperationFrame): Extract<AssetWrite, { kind: 'create' }> {
   const creation = readAssetCreation(readable(entity, 'body', frame), frame.site.id, { maxAttributes: frame.maxAttributes });
+  assertObservedNotInFuture(creation.recordedAt, frame.receivedAt, frame.clockSkewMs);
   return { kind: 'create', input: {
     asset: { ...creation, position: positionFromAttributes(creation.attributes, frame.site), receivedAt: frame.receivedAt },
     defaultQuota: frame.defaultQuota,
@@ -54,6 +58,7 @@ export function updateOperation(entity: BatchEntity, mode: AttributeWriteMode, f
   // Another site's entity is refused before anything of it is read.
   assertOwnAssetId(entity.id, frame.site.id);
   const update = readAssetUpdate(readable(entity, 'attributes', frame), { maxAttributes: frame.maxAttributes });
+  assertObservedNotInFuture(update.recordedAt, frame.receivedAt, frame.clockSkewMs);
   const position = positionFromAttributes(update.attributes, frame.site) ?? (mode === 'replace' ? siteCentre(frame) : undefined);
   return { kind: 'update', input: {
     id: entity.id, expectedType: entity.type, changes: update.attributes, mode, position, recordedAt: update.recordedAt, receivedAt: frame.receivedAt,

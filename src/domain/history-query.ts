@@ -4,7 +4,7 @@
  * description names the parameter.
  */
 import {
-  AGGREGATION_METHODS, AGGREGATION_PERIODS, isAggregationMethod, isAggregationPeriod, type Aggregation,
+  AGGREGATION_METHODS, AGGREGATION_PERIODS, isAggregationMethod, periodMs, type Aggregation, type AggregationMethod,
 } from './aggregation.js';
 import { DATE_EXAMPLES, parseIsoDate } from './history-dates.js';
 import type { Page } from './page.js';
@@ -19,6 +19,14 @@ export interface TimeRange {
   from: number;
   to: number;
 }
+
+/**
+ * The time readings are ordered, filtered and bucketed by: when the platform
+ * received them (the default, as the spec has it), or the TimeInstant a site
+ * observed them at (`timeIndex=observed`).
+ */
+export const TIME_INDEXES = ['received', 'observed'] as const;
+export type TimeIndex = (typeof TIME_INDEXES)[number];
 
 /** Which readings of the (filtered) history: a page from the oldest, or the newest N. */
 export type Selection =
@@ -73,11 +81,26 @@ function aggregation(raw: RawQuery, scope: HistoryScope): Aggregation | undefine
   if (method === undefined && period === undefined) return undefined;
   if (scope === 'asset') throw invalid(method !== undefined ? 'aggrMethod' : 'aggrPeriod', 'aggregation applies to one attribute: use /{assetId}/{attr}/readings');
   if (method === undefined) throw invalid('aggrMethod', `is required with 'aggrPeriod' (one of ${AGGREGATION_METHODS.join(', ')})`);
-  if (!isAggregationMethod(method)) throw invalid('aggrMethod', `must be one of ${AGGREGATION_METHODS.join(', ')}`);
-  const periods = Object.keys(AGGREGATION_PERIODS).join(', ');
-  if (period === undefined) throw invalid('aggrPeriod', `is required with 'aggrMethod' (one of ${periods})`);
-  if (!isAggregationPeriod(period)) throw invalid('aggrPeriod', `must be one of ${periods}`);
-  return { method, period, periodMs: AGGREGATION_PERIODS[period] };
+  const methods = [...new Set(method.split(',').map((m) => m.trim()))];
+  const unknown = methods.find((m) => !isAggregationMethod(m));
+  if (unknown !== undefined) {
+    throw invalid('aggrMethod', `must be one of ${AGGREGATION_METHODS.join(', ')}, or several of them separated by commas`);
+  }
+  const periods = `${Object.keys(AGGREGATION_PERIODS).join(', ')} or an ISO 8601 duration such as PT15M, PT6H, P1D or P7D`;
+  if (period === undefined) throw invalid('aggrPeriod', `is required with 'aggrMethod' (${periods})`);
+  const length = periodMs(period);
+  if (!length.ok) throw invalid('aggrPeriod', `must be ${periods}: ${JSON.stringify(period.slice(0, 40))} ${length.reason}`);
+  const [first, ...more] = methods as AggregationMethod[];
+  const aggregation: Aggregation = { method: first as AggregationMethod, period, periodMs: length.ms };
+  return more.length > 0 ? { ...aggregation, methods: methods as AggregationMethod[] } : aggregation;
+}
+
+/** `timeIndex`, read apart from the rest: it applies to every history answer alike. */
+export function timeIndexOf(raw: RawQuery): TimeIndex {
+  const text = raw.timeIndex;
+  if (text === undefined) return 'received';
+  if (!(TIME_INDEXES as readonly string[]).includes(text)) throw invalid('timeIndex', `must be one of ${TIME_INDEXES.join(', ')}`);
+  return text as TimeIndex;
 }
 
 /** A whole asset's readings are never aggregated: that scope always gives a ReadingsQuery. */

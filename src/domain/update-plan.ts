@@ -2,7 +2,7 @@ import { activityHour } from './activity.js';
 import type { NgsiAttribute } from './asset-body.js';
 import { counterKey, Tally, type CounterKey, type HourMove } from './asset-counters.js';
 import { readingsOf, type AssetChange, type UpdateOutcome } from './asset-writes.js';
-import { applyAttributeWrite, isAttributeRefusal, observedAt, setsValues } from './attribute-writes.js';
+import { applyAttributeWrite, isAttributeRefusal, setsValues } from './attribute-writes.js';
 import { updatedChange, type ChangeRecord } from './changes.js';
 
 /**
@@ -11,6 +11,9 @@ import { updatedChange, type ChangeRecord } from './changes.js';
  * (./attribute-writes.ts; by default replaced or added); an update whose
  * asset does not exist, or has another type than its `expectedType`, or whose
  * attributes are refused, writes nothing. Each changed asset is then written once.
+ * An update observed before the asset's current state (a site pushing the
+ * readings it buffered while offline) adds to the history (and to the change
+ * log) only: the current state only ever moves forward in observation time.
  */
 
 /** A live asset as the store holds it before the batch. */
@@ -25,6 +28,8 @@ export interface CurrentAsset {
   attrs: string;
   latitude: number;
   longitude: number;
+  /** TimeInstant of the current state, epoch ms (int8 may come as text). */
+  recorded_at: number | string;
   last_reading_at: number;
 }
 
@@ -45,6 +50,8 @@ export interface UpdatedAsset {
 export interface ReadingRow {
   seq: number;
   recvTime: number;
+  /** The TimeInstant the reading was sent with. */
+  observedTime: number;
   name: string;
   type: string;
   value: string;
@@ -76,7 +83,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
   const assets = new Map<string, UpdatedAsset & { changed: boolean }>();
   for (const row of current) {
     assets.set(row.id, {
-      current: row, seq: Number(row.seq), attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: 0,
+      current: row, seq: Number(row.seq), attrs: JSON.parse(row.attrs) as Record<string, NgsiAttribute>, recordedAt: Number(row.recorded_at),
       lastReadingAt: Number(row.last_reading_at), latitude: row.latitude, longitude: row.longitude, moved: false, changed: false,
     });
   }
@@ -103,12 +110,23 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       continue;
     }
     const { seq } = asset;
+    for (const r of readingsOf(input.changes)) {
+      readings.push({ seq, recvTime: input.receivedAt, observedTime: input.recordedAt, name: r.name, type: r.type, value: r.value });
+    }
+    if (setsValues(input) && input.recordedAt < asset.recordedAt) {
+      // History only; the names it records must still be listed as recorded.
+      for (const name of Object.keys(input.changes)) {
+        if (!Object.hasOwn(asset.attrs, name)) attributes.push({ seq, name, type: (input.changes[name] as NgsiAttribute).type });
+      }
+      outcomes.push('updated');
+      // Every committed write is in the change log; its TimeInstant tells a reader it came late.
+      changes.push(updatedChange(input, asset.current));
+      continue;
+    }
     for (const name of Object.keys(input.changes)) {
       const change = input.changes[name] as NgsiAttribute;
       if (!Object.hasOwn(asset.attrs, name) || asset.attrs[name]?.type !== change.type) attributes.push({ seq, name, type: change.type });
     }
-    for (const r of readingsOf(input.changes)) readings.push({ seq, recvTime: input.receivedAt, name: r.name, type: r.type, value: r.value });
-    const stored = asset.attrs;
     asset.attrs = attrs;
     asset.changed = true;
     outcomes.push('updated');
@@ -120,10 +138,7 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
       asset.moved = true;
     }
     // A write that only removes attributes observes nothing: the asset keeps its times.
-    if (!setsValues(input)) {
-      if (asset.recordedAt === 0) asset.recordedAt = observedAt(stored);
-      continue;
-    }
+    if (!setsValues(input)) continue;
     const [from, toHour] = [activityHour(asset.lastReadingAt), activityHour(input.receivedAt)];
     if (from !== toHour) {
       const key = counterKey(asset.current);
@@ -141,7 +156,6 @@ export function planUpdates(inputs: readonly AssetChange[], current: Iterable<Cu
     changes,
   };
 }
-
 
 /** A statement may not upsert one row twice: a name repeated for an asset keeps its last type. */
 export function latestAttributeRows(rows: readonly AttributeRow[]): AttributeRow[] {

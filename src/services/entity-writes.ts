@@ -89,7 +89,7 @@ async function storedForRemovals(ctx: AppContext, entities: readonly BatchEntity
 export async function writeEntities(
   ctx: AppContext, site: SiteRecord, action: EntityAction, entities: readonly BatchEntity[], options: { keyValues: boolean },
 ): Promise<EntityWriteReport> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes };
+  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes, clockSkewMs: ctx.config.clockSkewMs };
   const stored = action.kind === 'delete' ? await storedForRemovals(ctx, entities) : new Map<string, Record<string, NgsiAttribute>>();
   const outcome: Array<FailedEntity | 'written' | undefined> = new Array(entities.length);
   let attempts: Attempt[] = entities.map((_, index) => ({ index, step: action.kind === 'delete' ? 'delete' : 'update' }));
@@ -163,7 +163,7 @@ export async function writeEntity(
  * be, whether or not the asset exists; then created, or its attributes appended.
  */
 export async function upsertEntity(ctx: AppContext, site: SiteRecord, body: unknown, options: { keyValues: boolean }): Promise<{ location: string }> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes };
+  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes, clockSkewMs: ctx.config.clockSkewMs };
   const whole = body as Record<string, unknown>;
   const { id, type } = createOperation({ id: '', type: undefined, body: whole, attributes: whole }, frame).input.asset;
   await writeEntity(ctx, site, BATCH_ACTIONS.append, { id, type, body: whole, attributes: attributesOf(whole) }, options);

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { readAssetCreation, readAssetUpdate } from '../domain/asset-body.js';
 import { tooManyAttributes } from '../domain/attribute-bounds.js';
 import type { CreateOutcome } from '../domain/asset-writes.js';
+import { assertObservedNotInFuture } from '../domain/clock-skew.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
@@ -60,6 +61,7 @@ export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unkno
   const creation = readAssetCreation(body, site.id, { maxAttributes: ctx.config.maxAttributes });
   const position = positionFromAttributes(creation.attributes, site);
   const receivedAt = ctx.clock.now();
+  assertObservedNotInFuture(creation.recordedAt, receivedAt, ctx.config.clockSkewMs);
   let types = knownTypes.get(ctx.store);
   if (!types) knownTypes.set(ctx.store, (types = new Set()));
   const typeKnown = types.has(creation.type);
@@ -93,6 +95,7 @@ export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
   const update = readAssetUpdate(body, { maxAttributes: ctx.config.maxAttributes });
   const position = positionFromAttributes(update.attributes, site);
   const receivedAt = ctx.clock.now();
+  assertObservedNotInFuture(update.recordedAt, receivedAt, ctx.config.clockSkewMs);
   const outcome = await ctx.store.writes.write({ kind: 'update', input: {
     id: assetId,
     expectedType: options.type,

@@ -30,6 +30,8 @@ export interface BulkReading {
   /** The value as the write path stores it (strings as they are, JSON otherwise). */
   value: string;
   recvTime: number;
+  /** The TimeInstant it was sent with, epoch ms. */
+  observedTime: number;
 }
 
 /** What a dialect's bulk writer does; each call is one transaction. */

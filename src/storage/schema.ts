@@ -85,6 +85,8 @@ export interface ReadingTable {
   asset_seq: number;
   attr_name: string;
   recv_time: number;
+  /** The TimeInstant the reading was sent with, epoch ms (its receive time for readings older than that column). */
+  observed_time: number;
   attr_type: string;
   attr_value: string;
 }

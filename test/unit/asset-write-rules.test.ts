@@ -27,7 +27,7 @@ function creation(name: string, site = 'santander', quota = 100): CreateInput {
 
 const current = (id: string, attrs: object, lastReadingAt = T0): CurrentAsset => ({
   id, seq: 7, type: 'urn:oc:entityType:thermometer', site: 'santander', service: 'environment', provider: null,
-  attrs: JSON.stringify(attrs), latitude: 43.46, longitude: -3.8, last_reading_at: lastReadingAt,
+  attrs: JSON.stringify(attrs), latitude: 43.46, longitude: -3.8, recorded_at: lastReadingAt, last_reading_at: lastReadingAt,
 });
 
 const change = (id: string, changes: AssetChange['changes'], receivedAt: number, extra: Partial<AssetChange> = {}): AssetChange => ({

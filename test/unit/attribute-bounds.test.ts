@@ -41,7 +41,7 @@ describe('attributes per asset', () => {
   it('refuses an update that would leave its asset with too many, counting those it keeps; the next update still applies', () => {
     const id = 'urn:oc:entity:santander:environment:rules:w';
     const current: CurrentAsset = {
-      id, seq: 1, type: 't', site: 'santander', service: null, provider: null, latitude: 0, longitude: 0, last_reading_at: 0,
+      id, seq: 1, type: 't', site: 'santander', service: null, provider: null, latitude: 0, longitude: 0, last_reading_at: 0, recorded_at: 0,
       attrs: JSON.stringify({ a: { type: 'N', value: 1, metadata: {} }, b: { type: 'N', value: 1, metadata: {} } }),
     };
     const attr = { type: 'N', value: 2, metadata: {} };

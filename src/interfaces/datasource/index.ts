@@ -6,8 +6,9 @@ import {
   AttributesResponse, CSV_DESCRIPTION, ErrorResponse, ReadingsResponse, ValuesResponse,
 } from '../../contracts/datasource.js';
 import { bearerOptional } from '../../contracts/security.js';
+import { aggregateBucket, methodsOf } from '../../domain/aggregation.js';
 import { notFound } from '../../domain/errors.js';
-import { parseHistoryQuery } from '../../domain/history-query.js';
+import { parseHistoryQuery, timeIndexOf } from '../../domain/history-query.js';
 import { visibleOrNotFound } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
 import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
@@ -15,6 +16,8 @@ import {
   aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
 } from '../../storage/repositories/readings.js';
 import { HistoryAnswers } from './history-answers.js';
+import { registerExport } from './export.js';
+import { registerMultiAssetReadings } from './multi-asset.js';
 import {
   aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
 } from './render.js';
@@ -48,7 +51,12 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     maxBytes: 32 * 1024 * 1024,
     maxAnswerBytes: 1024 * 1024,
     variant: (request) => negotiateFormat(request.headers.accept),
+    // An export is streamed: there is no answer to keep.
+    bypass: (request) => request.routeOptions.url === '/datasource/:assetId/export',
   });
+
+  registerMultiAssetReadings(app, ctx);
+  registerExport(app, ctx);
 
   app.get('/:assetId/readings', {
     schema: {
@@ -62,10 +70,11 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     },
   }, async (request, reply) => {
     const query = parseHistoryQuery(request.query, 'asset');
+    const timeIndex = timeIndexOf(request.query);
     const asset = await visibleAsset(ctx, request, request.params.assetId, request.query.type);
-    const readings = await findReadings(ctx.store, { assetSeq: asset.seq, attrName: undefined, range: query.range }, query.selection);
+    const readings = await findReadings(ctx.store, { assetSeq: asset.seq, attrName: undefined, range: query.range, timeIndex }, query.selection);
     const format = negotiateFormat(request.headers.accept);
-    return send(reply, format, readingsBody(readings, format));
+    return send(reply, format, readingsBody(readings, format, timeIndex === 'observed'));
   });
 
   app.get('/:assetId/:attr/readings', {
@@ -90,18 +99,23 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     },
   }, async (request, reply) => {
     const query = parseHistoryQuery(request.query, 'attribute');
+    const timeIndex = timeIndexOf(request.query);
     const { assetId, attr } = request.params;
     const asset = await visibleAsset(ctx, request, assetId, request.query.type);
     if (!(await isRecordedAttribute(ctx.store, asset.seq, attr))) {
       throw notFound(`The attribute '${attr}' is not recorded for the asset '${assetId}'`);
     }
-    const filter = { assetSeq: asset.seq, attrName: attr, range: query.range };
+    const filter = { assetSeq: asset.seq, attrName: attr, range: query.range, timeIndex };
     const format = negotiateFormat(request.headers.accept);
-    const key = `${asset.seq} ${format} ${JSON.stringify(attr)} ${JSON.stringify(query)}`;
+    const key = `${asset.seq} ${format} ${timeIndex} ${JSON.stringify(attr)} ${JSON.stringify(query)}`;
     const body = await answers.answer(ctx.store, filter, query, key, async () => {
-      if (query.kind === 'aggregates') return aggregatesBody(await aggregateReadings(ctx.store, filter, query.aggregation, query.page), format);
+      if (query.kind === 'aggregates') {
+        const methods = methodsOf(query.aggregation);
+        const stats = await aggregateReadings(ctx.store, filter, query.aggregation.periodMs, query.page);
+        return aggregatesBody(stats.map((s) => aggregateBucket(s, methods)), methods, format);
+      }
       const readings = await findReadings(ctx.store, filter, query.selection);
-      return query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format);
+      return query.valuesOnly ? valuesBody(readings, format) : readingsBody(readings, format, timeIndex === 'observed');
     });
     return send(reply, format, body);
   });

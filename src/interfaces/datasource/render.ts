@@ -3,7 +3,7 @@
  * by hand rather than through a generic serializer: a page holds up to a
  * thousand readings, and its serialization is most of the cost of a request.
  */
-import type { AggregateBucket } from '../../domain/aggregation.js';
+import type { AggregateBucket, AggregationMethod } from '../../domain/aggregation.js';
 import { csvDocument } from '../../domain/csv.js';
 import { formatRecvTime } from '../../domain/history-dates.js';
 import { asciiBytes, asciiQuote } from '../../http/ascii-json.js';
@@ -40,11 +40,27 @@ export function negotiateFormat(accept: string | undefined): BodyFormat {
 const str = JSON.stringify;
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
-export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
-  if (format === 'csv') {
-    return utf8(csvDocument(['recvTime', 'attrName', 'attrType', 'attrValue'],
-      readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue])));
+/** A CSV header and its rows. */
+export interface CsvTable {
+  header: string[];
+  rows: string[][];
+}
+
+export function readingsTable(readings: readonly ReadingRecord[], observed: boolean): CsvTable {
+  if (observed) {
+    return {
+      header: ['recvTime', 'observedAt', 'attrName', 'attrType', 'attrValue'],
+      rows: readings.map((r) => [formatRecvTime(r.recvTime), formatRecvTime(r.observedTime as number), r.attrName, r.attrType, r.attrValue]),
+    };
   }
+  return { header: ['recvTime', 'attrName', 'attrType', 'attrValue'], rows: readings.map((r) => [formatRecvTime(r.recvTime), r.attrName, r.attrType, r.attrValue]) };
+}
+
+const csvOf = (table: CsvTable): Buffer => utf8(csvDocument(table.header, table.rows));
+
+/** With `observed` (timeIndex=observed), each reading also carries observedAt, after recvTime. */
+export function readingsBody(readings: readonly ReadingRecord[], format: BodyFormat, observed = false): Buffer {
+  if (format === 'csv') return csvOf(readingsTable(readings, observed));
   // Names and types repeat from one reading to the next: each is quoted once per run of equal ones.
   let name = '';
   let nameJson = '""';
@@ -56,21 +72,38 @@ export function readingsBody(readings: readonly ReadingRecord[], format: BodyFor
     if (r.attrName !== name) nameJson = asciiQuote((name = r.attrName));
     if (r.attrType !== type) typeJson = asciiQuote((type = r.attrType));
     if (i > 0) out += ',';
-    out += `{"recvTime":"${formatRecvTime(r.recvTime)}","attrName":${nameJson},"attrType":${typeJson},"attrValue":${asciiQuote(r.attrValue)}}`;
+    const observedAt = observed ? `,"observedAt":"${formatRecvTime(r.observedTime as number)}"` : '';
+    out += `{"recvTime":"${formatRecvTime(r.recvTime)}"${observedAt},"attrName":${nameJson},"attrType":${typeJson},"attrValue":${asciiQuote(r.attrValue)}}`;
   }
   return asciiBytes(`${out}]}`);
 }
 
+export const valuesTable = (readings: readonly ReadingRecord[]): CsvTable => ({ header: ['attrValue'], rows: readings.map((r) => [r.attrValue]) });
+
 export function valuesBody(readings: readonly ReadingRecord[], format: BodyFormat): Buffer {
-  if (format === 'csv') return utf8(csvDocument(['attrValue'], readings.map((r) => [r.attrValue])));
+  if (format === 'csv') return csvOf(valuesTable(readings));
   return utf8(str(readings.map((r) => r.attrValue)));
 }
 
-export function aggregatesBody(buckets: readonly AggregateBucket[], format: BodyFormat): Buffer {
-  if (format === 'csv') {
-    return utf8(csvDocument(['start', 'count', 'value'], buckets.map((b) => [formatRecvTime(b.start), String(b.count), String(b.value)])));
-  }
-  return utf8(str({ aggregates: buckets.map((b) => ({ start: formatRecvTime(b.start), count: b.count, value: b.value })) }));
+/**
+ * Buckets as {start, count, value} when one method was asked; with several,
+ * each bucket carries one field per method, named after it, in the order asked.
+ */
+export function aggregatesTable(buckets: readonly AggregateBucket[], methods: readonly AggregationMethod[]): CsvTable {
+  return {
+    header: ['start', 'count', ...(methods.length === 1 ? ['value'] : methods)],
+    rows: buckets.map((b) => [formatRecvTime(b.start), String(b.count), ...methods.map((m) => String(b.values[m]))]),
+  };
+}
+
+export function aggregatesBody(buckets: readonly AggregateBucket[], methods: readonly AggregationMethod[], format: BodyFormat): Buffer {
+  const single = methods.length === 1;
+  if (format === 'csv') return csvOf(aggregatesTable(buckets, methods));
+  return utf8(str({
+    aggregates: buckets.map((b) => (single
+      ? { start: formatRecvTime(b.start), count: b.count, value: b.values[methods[0] as AggregationMethod] }
+      : { start: formatRecvTime(b.start), count: b.count, ...Object.fromEntries(methods.map((m) => [m, b.values[m]])) })),
+  }));
 }
 
 export function attributesBody(names: readonly string[], format: BodyFormat): Buffer {

@@ -10,6 +10,7 @@ import { readingsWithoutAssetTime } from './0700-readings-without-asset-time.js'
 import { cityPositionsSpgist } from './0800-city-positions-spgist.js';
 import { changeLog } from './0900-changes.js';
 import { clientSecretUnshown } from './1000-client-secret-unshown.js';
+import { readingsObservedTime } from './1000-readings-observed-time.js';
 
 /** One step of the schema, written for each store (a store's dialect picks its own: ../ports.ts). */
 export interface StoreMigration {
@@ -22,7 +23,8 @@ export interface StoreMigration {
 export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => Promise<void>;
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog, clientSecretUnshown];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
+  clientSecretUnshown, readingsObservedTime];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {

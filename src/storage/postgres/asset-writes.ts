@@ -66,8 +66,8 @@ inserted as (
   returning a.id, a.seq
 ),
 readings_added as (
-  insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value)
-  select i.seq, r.name, t.received_at, r.type, r.value
+  insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
+  select i.seq, r.name, t.received_at, t.recorded_at, r.type, r.value
   from unnest($19::text[], $20::text[], $21::text[], $22::text[]) with ordinality as r(id, name, type, value, ord)
   join inserted i on i.id = r.id join input t on t.id = r.id
   order by r.ord
@@ -97,7 +97,7 @@ select id, seq from inserted`);
 /** The batch's assets in one statement, locked in id order (two processes lock alike). */
 const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset>(
   `select a.* from unnest($1::text[]) with ordinality as i(id, ord)
-   cross join lateral (select id, seq, type, site, service, provider, attrs, latitude, longitude, last_reading_at
+   cross join lateral (select id, seq, type, site, service, provider, attrs, latitude, longitude, recorded_at, last_reading_at
                        from assets where id = i.id and deleted_at is null offset 0 for update) a
    order by i.ord`);
 
@@ -126,8 +126,8 @@ with written as (
     as u(seq, attrs, recorded_at, last_reading_at, latitude, longitude, moved)
   where a.seq = u.seq
 ), appended as (
-  insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value)
-  select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[])
+  insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value, observed_time)
+  select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[], $22::int8[])
 ), attributes as (
   insert into asset_attributes (asset_seq, name, type)
   select * from unnest($13::int8[], $14::text[], $15::text[])
@@ -224,6 +224,7 @@ async function update(session: Session, inputs: readonly AssetChange[], changes:
     readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
     attributes.map((r) => r.seq), attributes.map((r) => r.name), attributes.map((r) => r.type),
     ...deltaColumns(netActivityMoves(plan.hourMoves)),
+    readings.map((r) => r.observedTime),
   ]);
   // Most batches empty no hour (an hour empties when its counter's last asset moves on): the statement runs only when one did.
   if (emptied.rows.length > 0) {

@@ -68,9 +68,10 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
     async addReadings(rows: BulkReading[]) {
       if (rows.length === 0) return;
       await client.query(
-        `insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value)
-         select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[])`,
-        [column(rows, (r) => r.assetSeq), column(rows, (r) => r.name), column(rows, (r) => r.recvTime), column(rows, (r) => r.type), column(rows, (r) => r.value)],
+        `insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
+         select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])`,
+        [column(rows, (r) => r.assetSeq), column(rows, (r) => r.name), column(rows, (r) => r.recvTime), column(rows, (r) => r.observedTime),
+          column(rows, (r) => r.type), column(rows, (r) => r.value)],
       );
     },
     async finish() {

@@ -380,7 +380,7 @@ export interface RecentReading {
 
 /** The asset's readings, newest first. */
 export async function recentReadings(store: Store, seq: number, page: Page): Promise<RecentReading[]> {
-  const rows = await mergedReadings(store, seq, undefined, 'desc', page);
+  const rows = await mergedReadings(store, { assetSeq: seq, range: undefined }, 'desc', page);
   return rows.map((r) => ({ name: r.attrName, type: r.attrType, value: r.attrValue, receivedAt: r.recvTime }));
 }
 

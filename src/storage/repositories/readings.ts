@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { AggregateBucket, Aggregation } from '../../domain/aggregation.js';
-import type { Selection, TimeRange } from '../../domain/history-query.js';
+import type { BucketStats } from '../../domain/aggregation.js';
+import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
 import type { Executor } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
@@ -26,6 +26,8 @@ export interface HistoryAsset {
 export interface ReadingRecord {
   /** Epoch ms. */
   recvTime: number;
+  /** The TimeInstant it was sent with, epoch ms: read only when the history is indexed by it. */
+  observedTime?: number;
   attrName: string;
   attrType: string;
   attrValue: string;
@@ -36,7 +38,12 @@ export interface ReadingsFilter {
   /** One attribute, or every attribute of the asset. */
   attrName: string | undefined;
   range: TimeRange | undefined;
+  /** What `range` bounds and readings are ordered by (default: receive time). */
+  timeIndex?: TimeIndex | undefined;
 }
+
+/** The column of a time index. */
+export const timeColumn = (index: TimeIndex | undefined): 'recv_time' | 'observed_time' => (index === 'observed' ? 'observed_time' : 'recv_time');
 
 const HISTORY_ASSET = new PreparedQuery<[id: string], HistoryAsset>(1, (db, [id]) =>
   db.selectFrom('assets').select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment']).where('id', '=', id));
@@ -62,7 +69,8 @@ export async function isRecordedAttribute(store: Store, assetSeq: number, name: 
 function filtered(db: Executor, filter: ReadingsFilter) {
   let q = db.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
   if (filter.attrName !== undefined) q = q.where('attr_name', '=', filter.attrName);
-  if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
+  const time = timeColumn(filter.timeIndex);
+  if (filter.range) q = q.where(time, '>=', filter.range.from).where(time, '<=', filter.range.to);
   return q;
 }
 
@@ -76,15 +84,17 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
   if (only === undefined) {
     // The records keep the seq the merge ordered by: copying a thousand of them to drop it would cost more than it carries.
     return selection.kind === 'page'
-      ? mergedReadings(store, filter.assetSeq, filter.range, 'asc', selection)
-      : (await mergedReadings(store, filter.assetSeq, filter.range, 'desc', { limit: selection.count, offset: 0 })).reverse();
+      ? mergedReadings(store, filter, 'asc', selection)
+      : (await mergedReadings(store, filter, 'desc', { limit: selection.count, offset: 0 })).reverse();
   }
+  const time = timeColumn(filter.timeIndex);
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
+  const plain = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
+  const q = filter.timeIndex === 'observed' ? plain.select('observed_time as observedTime') : plain;
   const rows = selection.kind === 'page'
-    ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
+    ? await q.orderBy(time).orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
-    : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
+    : (await q.orderBy(time, 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
   for (const r of rows as ReadingRecord[]) r.attrName = only;
   return rows as ReadingRecord[];
 }
@@ -100,8 +110,12 @@ const MERGED_WALKS = 64;
  * An asset with very many attributes is merged a group of walks at a time.
  */
 export async function mergedReadings(
-  store: Store, assetSeq: number, range: TimeRange | undefined, direction: 'asc' | 'desc', page: { limit: number; offset: number },
+  store: Store, filter: Omit<ReadingsFilter, 'attrName'>, direction: 'asc' | 'desc', page: { limit: number; offset: number },
 ): Promise<Array<ReadingRecord & { seq: number }>> {
+  const { assetSeq, range, timeIndex } = filter;
+  const observed = timeIndex === 'observed';
+  const time = timeColumn(timeIndex);
+  const order = observed ? 'observedTime' : 'recvTime';
   const names = await listRecordedAttributes(store, assetSeq);
   if (names.length === 0 || page.limit === 0) return [];
   const reach = page.offset + page.limit;
@@ -109,25 +123,29 @@ export async function mergedReadings(
   const single = groups.length === 1;
   const read = await Promise.all(groups.map(async (group) => {
     const walks = group.map((attrName) => {
-      const walk = filtered(store.read, { assetSeq, attrName, range })
+      const plain = filtered(store.read, { assetSeq, attrName, range, timeIndex })
         .select(['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue']);
+      // The observation time is read only when asked for: the receive-time walk is served by its index alone.
+      const walk = observed ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
-      const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
+      const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy(time, direction).orderBy('seq', direction).limit(reach) : walk;
       return store.read.selectFrom(stopped.as('walk')).selectAll();
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
-      .orderBy('recvTime', direction).orderBy('seq', direction);
+      .orderBy(sql.ref(order), direction).orderBy('seq', direction);
     return (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute();
   }));
   if (single) return read[0]!;
   const sign = direction === 'asc' ? 1 : -1;
-  return read.flat().sort((a, b) => sign * (a.recvTime - b.recvTime || a.seq - b.seq)).slice(page.offset, reach);
+  const at = (r: ReadingRecord): number => (observed ? (r.observedTime as number) : r.recvTime);
+  return read.flat().sort((a, b) => sign * (at(a) - at(b) || a.seq - b.seq)).slice(page.offset, reach);
 }
 
-const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
+const countRange = (timeIndex: TimeIndex) => new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
   (db, [assetSeq, attrName, from, to, limit]) => db
-    .selectFrom(filtered(db, { assetSeq, attrName, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m'))
+    .selectFrom(filtered(db, { assetSeq, attrName, range: { from, to }, timeIndex }).select(sql<number>`1`.as('one')).limit(limit).as('m'))
     .select((eb) => eb.fn.countAll<number>().as('n')));
+const COUNT_RANGE = { received: countRange('received'), observed: countRange('observed') };
 
 /**
  * How many readings of one attribute's range there are, counted no further
@@ -136,7 +154,7 @@ const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: num
  */
 export async function countReadings(store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number): Promise<number> {
   const { assetSeq, attrName, range } = filter;
-  const [row] = await readPrepared(store, COUNT_RANGE, [assetSeq, attrName, range.from, range.to, cap + 1]);
+  const [row] = await readPrepared(store, COUNT_RANGE[filter.timeIndex ?? 'received'], [assetSeq, attrName, range.from, range.to, cap + 1]);
   return Number(row?.n ?? 0);
 }
 
@@ -144,26 +162,26 @@ export async function countReadings(store: Store, filter: ReadingsFilter & { att
 const NO_LIMIT = '9223372036854775807';
 
 /**
- * Buckets of one attribute's numeric readings, ascending by start; the page
- * counts buckets. The bucket arithmetic is integer division on epoch ms, the
- * same in both stores.
+ * Buckets of one attribute's numeric readings, ascending by start, with the
+ * count, sum, least and greatest of each (src/domain/aggregation.ts computes
+ * every method from these); the page counts buckets. The bucket arithmetic is
+ * integer division on epoch ms, the same in both stores.
  */
 export async function aggregateReadings(
-  store: Store, filter: ReadingsFilter & { attrName: string }, aggregation: Aggregation, page: { limit: number; offset: number },
-): Promise<AggregateBucket[]> {
-  const period = sql.lit(aggregation.periodMs);
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
+): Promise<BucketStats[]> {
+  const period = sql.lit(periodMs);
   const value = store.dialect.readings.numericValue();
-  // count needs no value function; the others come from a closed list, so the raw name is safe.
-  const combined = aggregation.method === 'count' ? sql`count(v)` : sql`${sql.raw(aggregation.method)}(v)`;
+  const time = sql.ref(timeColumn(filter.timeIndex));
   const range = filter.range
-    ? sql`and recv_time >= ${filter.range.from} and recv_time <= ${filter.range.to}`
+    ? sql`and ${time} >= ${filter.range.from} and ${time} <= ${filter.range.to}`
     : sql``;
   // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
   // would repeat the numeric test for the filter and for every aggregate.
-  const result = await sql<{ bucket: number; n: number; value: number }>`
-    select bucket, count(v) as n, ${combined} as value
+  const result = await sql<{ bucket: number; n: number; total: number; least: number; greatest: number }>`
+    select bucket, count(v) as n, sum(v) as total, min(v) as least, max(v) as greatest
     from (
-      select (recv_time / ${period}) * ${period} as bucket, ${value} as v from readings
+      select (${time} / ${period}) * ${period} as bucket, ${value} as v from readings
       where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} ${range}
       limit ${sql.raw(NO_LIMIT)}
     ) numbers
@@ -171,5 +189,30 @@ export async function aggregateReadings(
     group by bucket
     order by bucket
     limit ${page.limit} offset ${page.offset}`.execute(store.read);
-  return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), value: Number(r.value) }));
+  return result.rows.map((r) => ({ start: Number(r.bucket), count: Number(r.n), sum: Number(r.total), min: Number(r.least), max: Number(r.greatest) }));
+}
+
+const HISTORY_ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'experimenter', 'experiment'] as const;
+
+/** The assets (deleted ones included) with these ids, by id. */
+export async function findHistoryAssets(store: Store, ids: readonly string[]): Promise<HistoryAsset[]> {
+  if (ids.length === 0) return [];
+  const rows = await store.read.selectFrom('assets').select(HISTORY_ASSET_COLUMNS).where('id', 'in', ids).orderBy('id').execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
+}
+
+/**
+ * At most `limit` assets (deleted ones included) of a type and/or site that
+ * recorded the attribute, by id.
+ */
+export async function selectHistoryAssets(
+  store: Store, choice: { type: string | undefined; site: string | undefined; attrName: string }, limit: number,
+): Promise<HistoryAsset[]> {
+  let q = store.read.selectFrom('assets')
+    .innerJoin('asset_attributes', (j) => j.onRef('asset_attributes.asset_seq', '=', 'assets.seq').on('asset_attributes.name', '=', choice.attrName))
+    .select(HISTORY_ASSET_COLUMNS.map((c) => `assets.${c}` as const));
+  if (choice.type !== undefined) q = q.where('assets.type', '=', choice.type);
+  if (choice.site !== undefined) q = q.where('assets.site', '=', choice.site);
+  const rows = await q.orderBy('assets.id').limit(limit).execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }

@@ -54,7 +54,7 @@ const UPSERT_ASSET = new PreparedQuery<[
 /** The live assets to update (the write lock keeps them as read). */
 const CURRENT_ASSETS = new PreparedQuery<string[], CurrentAsset>((n) => n, (db, ids, _dialect, n) =>
   db.selectFrom('assets')
-    .select(['id', 'seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'last_reading_at'])
+    .select(['id', 'seq', 'type', 'site', 'service', 'provider', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at'])
     .where('id', 'in', ids.slice(0, n)).where('deleted_at', 'is', null));
 
 const WRITE_STATE = new PreparedQuery<[seq: number, attrs: string, recordedAt: number, receivedAt: number], never>(4, (db, [seq, attrs, recordedAt, receivedAt]) =>
@@ -64,9 +64,9 @@ const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, 
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
 
-const READINGS = new PreparedQuery<unknown[], never>((rows) => 5 * rows, (db, p, _dialect, rows) =>
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _dialect, rows) =>
   db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-    asset_seq: p[5 * i], recv_time: p[5 * i + 1], attr_name: p[5 * i + 2], attr_type: p[5 * i + 3], attr_value: p[5 * i + 4],
+    asset_seq: p[6 * i], recv_time: p[6 * i + 1], observed_time: p[6 * i + 2], attr_name: p[6 * i + 3], attr_type: p[6 * i + 4], attr_value: p[6 * i + 5],
   }))));
 
 const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, (db, p, _dialect, rows) =>
@@ -109,7 +109,7 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
 
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   for (const chunk of chunks(rows, READING_CHUNK)) {
-    await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.name, r.type, r.value]), chunk.length);
+    await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
   }
 }
 
@@ -160,7 +160,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 
   // What the creates keep beside their rows, in few statements for the whole batch.
   await addReadings(session, created.flatMap(({ input: { asset }, seq }) =>
-    readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, name: r.name, type: r.type, value: r.value }))));
+    readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, observedTime: asset.recordedAt, name: r.name, type: r.type, value: r.value }))));
   await recordAttributes(session, created.flatMap(({ input: { asset }, seq }) => attributesOf(asset).map((a) => ({ seq, ...a }))));
   const { counts, activity, types } = creationCounts(created.map((c) => c.input));
   for (const { key, n } of counts) await incrementCount(session, key, n);

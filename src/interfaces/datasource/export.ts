@@ -1,0 +1,60 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { ExportQuery } from '../../contracts/datasource-export.js';
+import { AssetParams, ErrorResponse } from '../../contracts/datasource.js';
+import { bearerOptional } from '../../contracts/security.js';
+import { exportFileName, parseExportQuery } from '../../domain/history-export.js';
+import { notFound } from '../../domain/errors.js';
+import { visibleOrNotFound } from '../../domain/visibility.js';
+import { exportReadings } from '../../storage/repositories/reading-export.js';
+import { findHistoryAsset, isRecordedAttribute } from '../../storage/repositories/readings.js';
+import { exportHeader, exportLines, NDJSON_TYPE } from './render-export.js';
+import { CSV_TYPE, negotiateFormat } from './render.js';
+
+/**
+ * GET /datasource/{assetId}/export: the whole history of an asset (or of one
+ * attribute), streamed as a download with no row limit. It is read a page at a
+ * time as the client takes it (the stream's backpressure), so memory stays the
+ * size of a few pages however long the history is.
+ */
+export function registerExport(scope: FastifyInstance, ctx: AppContext): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/:assetId/export', {
+    schema: {
+      tags: ['datasource'],
+      summary: 'Export the history of an asset as a download (CSV or NDJSON)',
+      description: 'Every reading in the range (from/to, both inclusive, optional), oldest first, with no row limit; attr limits it to one attribute. '
+        + 'With Accept: text/csv, CSV (RFC 4180) with the header recvTime,observedAt,attrName,attrType,attrValue; '
+        + 'otherwise NDJSON (application/x-ndjson), one reading per line with the same fields.',
+      params: AssetParams,
+      querystring: ExportQuery,
+      security: bearerOptional,
+      response: {
+        200: { description: 'The readings, streamed', content: { 'text/csv': { schema: { type: 'string' } }, [NDJSON_TYPE]: { schema: { type: 'string' } } } },
+        400: { ...ErrorResponse, description: 'A query parameter is not valid; the description names it' },
+        404: { ...ErrorResponse, description: 'No such asset (or not visible to the caller), or no such attribute' },
+      },
+    },
+  }, async (request, reply) => {
+    const query = parseExportQuery(request.query);
+    const { assetId } = request.params;
+    const found = await findHistoryAsset(ctx.store, assetId);
+    const asset = visibleOrNotFound(request.caller, assetId, found && (query.type === undefined || query.type === found.type) ? found : undefined);
+    if (query.attrName !== undefined && !(await isRecordedAttribute(ctx.store, asset.seq, query.attrName))) {
+      throw notFound(`The attribute '${query.attrName}' is not recorded for the asset '${assetId}'`);
+    }
+    const format = negotiateFormat(request.headers.accept);
+    const pages = exportReadings(ctx.store, { assetSeq: asset.seq, attrName: query.attrName, range: query.range, timeIndex: query.timeIndex });
+    async function* body(): AsyncGenerator<Buffer> {
+      const header = exportHeader(format);
+      if (header) yield header;
+      for await (const page of pages) yield exportLines(page, format);
+    }
+    return reply
+      .header('content-type', format === 'csv' ? CSV_TYPE : NDJSON_TYPE)
+      .header('content-disposition', `attachment; filename="${exportFileName(assetId, query.attrName, format === 'csv' ? 'csv' : 'ndjson')}"`)
+      .send(Readable.from(body(), { objectMode: false }));
+  });
+}

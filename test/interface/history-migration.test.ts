@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Migrator, sql } from 'kysely';
+import { migrationProvider } from '../../src/storage/migrations/index.js';
+import { findReadings } from '../../src/storage/repositories/readings.js';
+import { Store } from '../../src/storage/store.js';
+import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+
+/** Readings as a store of the schema before observation time held them (written through its own columns). */
+const T0 = Date.parse('2025-06-01T00:00:00.000Z');
+const READINGS = Array.from({ length: 300 }, (_, i) => ({
+  name: ['TimeInstant', 'temperature:ambient', 'note'][i % 3] as string,
+  recvTime: T0 + Math.floor(i / 3) * 60_000,
+  type: ['urn:oc:attributeType:ISO8601', 'urn:oc:attributeType:temperature:ambient', 'Text'][i % 3] as string,
+  value: [new Date(T0 + Math.floor(i / 3) * 60_000).toISOString(), `${(i % 50) / 4}0`, `line "${i}"\nñ`][i % 3] as string,
+}));
+
+for (const kind of STORES) {
+  describe(`observation time migration [${kind}]`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    before(async () => {
+      db = await createTestDatabase(kind);
+      store = Store.open(db.url);
+      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('0900-changes');
+      if (migrated.error) throw migrated.error;
+      await sql`insert into assets (seq, id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at)
+        values (1, 'urn:oc:entity:santander:env:old', 'urn:oc:entityType:iotdevice', 'santander', 'old', '{}', 43.46, -3.81, 0, 0, 0)`.execute(store.db);
+      for (const name of ['TimeInstant', 'temperature:ambient', 'note']) {
+        await sql`insert into asset_attributes (asset_seq, name, type) values (1, ${name}, 'x')`.execute(store.db);
+      }
+      for (const r of READINGS) {
+        await sql`insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (1, ${r.name}, ${r.recvTime}, ${r.type}, ${r.value})`.execute(store.db);
+      }
+      assert.deepEqual(await store.migrate(), ['1000-readings-observed-time']);
+    });
+    after(async () => {
+      await store.close();
+      await db.drop();
+    });
+
+    it('keeps every reading, exactly, with its receive time as observation time', async () => {
+      for (const timeIndex of ['received', 'observed'] as const) {
+        const read = await findReadings(store, { assetSeq: 1, attrName: undefined, range: undefined, timeIndex }, { kind: 'page', limit: 1000, offset: 0 });
+        assert.deepEqual(read.map((r) => ({ name: r.attrName, recvTime: Number(r.recvTime), type: r.attrType, value: r.attrValue })), READINGS, timeIndex);
+        if (timeIndex === 'observed') assert.deepEqual(read.map((r) => Number(r.observedTime)), READINGS.map((r) => r.recvTime));
+      }
+    });
+  });
+}
