@@ -1,5 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { isTileTemplate } from './domain/map-tiles.js';
 
 /**
  * One variable of the environment: its schema, its default as the documents state it, what it
@@ -16,6 +17,8 @@ export interface Variable {
 }
 
 const DURATION = '^[0-9]+(ms|s|m|h|d)$';
+const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
 
 /** The environment the platform reads, validated once at start (DESIGN.md, "Configuration"). */
 export const VARIABLES = {
@@ -52,6 +55,12 @@ export const VARIABLES = {
   ONLINE_WINDOW: { schema: Type.String({ pattern: DURATION }), default: '24h', meaning: 'an asset is online when its last reading is younger than this', expected: 'expected a duration such as 24h, 90m or 3600s' },
   SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
+  MAP_TILES: {
+    schema: Type.String({ pattern: '^(none|https?://[^\\s]+)$' }), default: OSM_TILES,
+    meaning: 'raster tile URL template ({z}/{x}/{y}, optional {s}) drawn under the observatory map; none: country outlines only, no tile server contacted',
+    expected: 'expected none or an http(s) URL template with {z}, {x} and {y}',
+  },
+  MAP_TILES_ATTRIBUTION: { schema: Type.String({ minLength: 1 }), default: OSM_ATTRIBUTION, meaning: 'the credit shown with the tiles (their licence asks for it)', expected: 'expected a non-empty text' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
   LOG_LEVEL: {
@@ -101,6 +110,9 @@ export interface Config {
   readonly changeLog: boolean;
   /** How long changes are kept in the change log before they are pruned. */
   readonly changeRetentionMs: number;
+  /** The observatory's street map: a tile URL template, or null for outlines only (MAP_TILES=none). */
+  readonly mapTiles: string | null;
+  readonly mapTilesAttribution: string;
 }
 
 export class ConfigError extends Error {
@@ -133,6 +145,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.AUTH_ISSUER === undefined) !== (e.AUTH_JWKS_URL === undefined)) {
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
+  const tiles = e.MAP_TILES ?? OSM_TILES;
+  if (tiles !== 'none' && !isTileTemplate(tiles)) throw new ConfigError(`invalid ${shown('MAP_TILES', tiles)}: ${describe('MAP_TILES')}`);
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -154,6 +168,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT ?? 'auto',
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
+    mapTiles: tiles === 'none' ? null : tiles,
+    mapTilesAttribution: e.MAP_TILES_ATTRIBUTION ?? OSM_ATTRIBUTION,
   });
 }
 
