@@ -191,5 +191,6 @@ export function environmentHelp(): string {
 
 /** A config for tests and tools: defaults plus overrides, no environment read. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({ ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://127.0.0.1:8080', ...overrides });
+  // No test reaches the internet: the street map is off unless a test serves its own tiles.
+  return Object.freeze({ ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://127.0.0.1:8080', mapTiles: null, ...overrides });
 }
