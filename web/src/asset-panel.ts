@@ -73,7 +73,8 @@ export class AssetPanel {
 
   /** The charted attribute and range, when a chart is shown. */
   get chartView(): HistoryWish {
-    return this.history ? { attr: this.history.attribute, range: this.history.range } : { attr: null, range: null };
+    // While the asset loads, the chart it will open with.
+    return this.history ? { attr: this.history.attribute, range: this.history.range } : this.current ? this.wish : { attr: null, range: null };
   }
 
   /** Shows the asset; resolves with its record once loaded (null when it could not be, or another was opened). */

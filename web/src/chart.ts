@@ -105,6 +105,13 @@ export class Chart {
       series,
       axes,
       hooks: {
+        // The axis as drawn, for tests and tools: it is the chosen range whatever the data hold.
+        setScale: [(u, key) => {
+          const x = u.scales.x;
+          if (key !== 'x' || x?.min == null || x.max == null) return;
+          this.host.dataset.from = new Date(Math.round(x.min * 1000)).toISOString();
+          this.host.dataset.to = new Date(Math.round(x.max * 1000)).toISOString();
+        }],
         setSelect: [(u) => {
           if (u.select.width < 4) return;
           const a = u.posToVal(u.select.left, 'x') * 1000;
@@ -117,12 +124,6 @@ export class Chart {
     this.plot = new uPlot(opts, data, this.host);
     this.plot.over.addEventListener('dblclick', () => handlers.onReset());
     this.plot.over.dataset.testid = 'chart-area';
-  }
-
-  /** The x axis as drawn, in epoch ms (for tests and the screen-reader summary). */
-  get shownRange(): [number, number] | null {
-    const x = this.plot?.scales.x;
-    return x && x.min != null && x.max != null ? [x.min * 1000, x.max * 1000] : null;
   }
 
   clear(): void {

@@ -38,6 +38,8 @@ export class Observatory {
   private readonly matchesButton = byId<HTMLButtonElement>('show-matches');
   private finding: AbortController | null = null;
   private started = false;
+  /** The address this page last wrote or followed. */
+  private written = '';
 
   constructor(private readonly api: Api, settings: PageSettings) {
     this.map = new ObservatoryMap(byId('map'), {
@@ -60,24 +62,43 @@ export class Observatory {
       this.saveView();
     });
     this.comparison.onChange(() => this.saveView());
-    window.addEventListener('popstate', () => this.followHash());
+    // Back, Forward, or another address pasted in this tab: the view it describes.
+    const follow = (): void => {
+      if (this.started && location.hash !== this.written) void this.apply(parseView(location.hash));
+    };
+    window.addEventListener('popstate', follow);
+    window.addEventListener('hashchange', follow);
   }
 
   /** Opens the view the address describes (a shared link), else the world. */
   async start(): Promise<void> {
     const view = parseView(location.hash);
-    if (view.centre) this.map.setCentre(view.centre.lat, view.centre.lon, view.centre.zoom);
     await this.loadCatalog(!view.centre && !view.asset);
-    if (Object.values(view.filters).some(Boolean)) this.filters.set(view.filters, 'reset');
-    this.refreshSoon.cancel();
-    const pending: Promise<unknown>[] = [];
-    if (view.colour) pending.push(this.colourBy.choose(view.colour));
-    if (view.compare.length) pending.push(this.comparison.restore(this.api, view.compare));
-    await Promise.all(pending);
-    if (view.asset) void this.openAsset({ id: view.asset }, !view.centre, false, { attr: view.attr, range: rangeOf(view.range) });
-    this.started = true;
-    await this.refresh();
+    await this.apply(view);
     this.map.refineOutlines();
+  }
+
+  /** Shows the view an address describes; what it does not name is reset. */
+  private async apply(view: ViewState): Promise<void> {
+    this.started = false;
+    try {
+      if (view.centre) this.map.setCentre(view.centre.lat, view.centre.lon, view.centre.zoom);
+      if (JSON.stringify(view.filters) !== JSON.stringify(this.filters.state)) this.filters.set(view.filters, 'reset');
+      this.refreshSoon.cancel();
+      const pending: Promise<unknown>[] = [];
+      if (view.colour !== this.colourBy.attribute) pending.push(this.colourBy.choose(view.colour));
+      const pairs = (list: readonly { id: string; attr: string }[]): string => list.map((p) => `${p.id}~${p.attr}`).join(',');
+      if (pairs(view.compare) !== pairs(this.comparison.list)) pending.push(this.comparison.restore(this.api, view.compare));
+      await Promise.all(pending);
+      const wish = { attr: view.attr, range: rangeOf(view.range) };
+      // With a centre in the address the map stays exactly there: the asset is neither flown to nor revealed.
+      if (view.asset) void this.openAsset({ id: view.asset }, !view.centre, false, wish, !view.centre);
+      else if (this.panel.openId) this.panel.close();
+    } finally {
+      this.started = true;
+      this.written = location.hash;
+    }
+    await this.refresh();
   }
 
   /** The view as it is now, in the address (replacing the entry: only opening an asset adds one). */
@@ -88,6 +109,7 @@ export class Observatory {
     const url = location.pathname + location.search + hash;
     if (push) history.pushState(null, '', url);
     else history.replaceState(null, '', url);
+    this.written = location.hash;
   }
 
   private view(): ViewState {
@@ -129,14 +151,6 @@ export class Observatory {
       notify('Some filter lists could not be loaded; the map still works.', 'info');
     }
     if (fit) this.map.fitSites(this.sites);
-  }
-
-  /** Back and Forward: the asset of the address opens or closes. */
-  private followHash(): void {
-    const view = parseView(location.hash);
-    const id = view.asset;
-    if (id && id !== this.panel.openId) void this.openAsset({ id }, !view.centre, false, { attr: view.attr, range: rangeOf(view.range) });
-    if (!id && this.panel.openId) this.panel.close();
   }
 
   private zoomToSite(site: Site): void {
@@ -270,7 +284,7 @@ export class Observatory {
     })();
   }
 
-  private async openAsset(hint: AssetHint, fly: boolean, push = true, wish?: HistoryWish): Promise<void> {
+  private async openAsset(hint: AssetHint, fly: boolean, push = true, wish?: HistoryWish, move = true): Promise<void> {
     const coords = hint.properties ? this.features.find((f) => f.properties.id === hint.id)?.geometry?.coordinates : undefined;
     if (coords) this.map.assets.select(coords[1] ?? null, coords[0] ?? null, hint.type);
     const opening = this.panel.open(hint, wish);
@@ -280,6 +294,7 @@ export class Observatory {
     const pos = asset?.context?.position ?? hint.asset?.context?.position;
     if (this.panel.openId !== hint.id || typeof pos?.latitude !== 'number' || typeof pos.longitude !== 'number') return;
     this.map.assets.select(pos.latitude, pos.longitude, asset?.type ?? hint.type);
+    if (!move) return;
     if (fly) this.map.flyTo(pos.latitude, pos.longitude, 16, byId('asset-panel'));
     else this.map.reveal(pos.latitude, pos.longitude, byId('asset-panel'));
   }

@@ -207,11 +207,6 @@ export class HistoryView {
       this.chartHost.dataset.points = String(points);
       this.chartHost.dataset.lines = String(this.lines.length);
       this.chart.draw(this.lines, from, to, { onZoom: (a, b) => this.zoom(a, b), onReset: () => this.reset() });
-      const shown = this.chart.shownRange;
-      if (shown) {
-        this.chartHost.dataset.from = new Date(shown[0]).toISOString();
-        this.chartHost.dataset.to = new Date(shown[1]).toISOString();
-      }
       this.chartHost.dataset.state = all === 0 ? 'empty' : 'ready';
       this.chartHost.setAttribute('aria-label', all === 0 ? 'No readings in this period.'
         : loaded.flatMap(({ series }, i) => (series ? [describeLine(series, this.lines[i]!)] : [])).join(' '));

@@ -79,8 +79,20 @@ export function parseView(hash: string): ViewState {
 
 const round = (v: number, digits: number): string => String(Math.round(v * 10 ** digits) / 10 ** digits);
 
+/** Form encoding, but leaving `:`, `/` and `~` readable (all three are allowed as they are in a fragment). */
+class Query {
+  private readonly parts: string[] = [];
+  set(key: string, value: string): void {
+    this.parts.push(`${key}=${encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%2F/gi, '/')}`);
+  }
+
+  toString(): string {
+    return this.parts.join('&');
+  }
+}
+
 export function formatView(view: ViewState): string {
-  const q = new URLSearchParams();
+  const q = new Query();
   if (view.centre) q.set('map', `${round(view.centre.zoom, 2)}/${round(view.centre.lat, 5)}/${round(view.centre.lon, 5)}`);
   for (const key of FILTER_KEYS) if (view.filters[key]) q.set(key, view.filters[key]);
   if (view.colour) q.set('colour', view.colour);
