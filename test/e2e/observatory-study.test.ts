@@ -39,7 +39,6 @@ describe('observatory for studying a city', { skip, timeout: 480_000 }, () => {
   let tiles: TileServer;
   let base: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
   const requests: string[] = [];
@@ -82,7 +81,7 @@ describe('observatory for studying a city', { skip, timeout: 480_000 }, () => {
     });
     await platform.app.listen({ port, host: '127.0.0.1' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    ({ context, page } = await fresh());
+    ({ page } = await fresh());
   });
 
   after(async () => {
