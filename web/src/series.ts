@@ -51,7 +51,25 @@ async function raw(api: Api, assetId: string, attr: string, from: Date, to: Date
     if (readings.length < page) break;
     truncated = n === MAX_PAGES - 1;
   }
-  return { x, y, resolution: 'raw', truncated };
+  return { ...withGaps(x, y, 0), resolution: 'raw', truncated };
+}
+
+/**
+ * A silence well beyond the asset's usual spacing becomes a gap in the line, not a slope across it
+ * (an asset reporting every two hours leaves every other hourly bucket empty: that is no gap).
+ */
+export function withGaps(xs: number[], ys: (number | null)[], minStep: number): { x: number[]; y: (number | null)[] } {
+  const spacings = xs.slice(1).map((t, i) => t - xs[i]!).sort((a, b) => a - b);
+  const usual = Math.max(minStep, spacings[Math.floor(spacings.length / 2)] ?? 0);
+  const x: number[] = [];
+  const y: (number | null)[] = [];
+  xs.forEach((t, i) => {
+    const last = x[x.length - 1];
+    if (last !== undefined && usual > 0 && t - last > usual * 3) { x.push(last + usual); y.push(null); }
+    x.push(t);
+    y.push(ys[i] ?? null);
+  });
+  return { x, y };
 }
 
 async function means(api: Api, assetId: string, attr: string, from: Date, to: Date, period: Exclude<Resolution, 'raw'>, signal: AbortSignal): Promise<Series> {
@@ -60,17 +78,7 @@ async function means(api: Api, assetId: string, attr: string, from: Date, to: Da
     .map((a) => ({ t: Date.parse(a.start) / 1000, v: a.count > 0 && a.value !== null && Number.isFinite(Number(a.value)) ? Number(a.value) : null }))
     .filter((r) => !Number.isNaN(r.t))
     .sort((a, b) => a.t - b.t);
-  // A missing bucket is a gap in the line, not a slope across it.
-  const x: number[] = [];
-  const y: (number | null)[] = [];
-  const step = PERIOD_MS[period]! / 1000;
-  for (const r of rows) {
-    const last = x[x.length - 1];
-    if (last !== undefined && r.t - last > step * 1.5) { x.push(last + step); y.push(null); }
-    x.push(r.t);
-    y.push(r.v);
-  }
-  return { x, y, resolution: period, truncated: false };
+  return { ...withGaps(rows.map((r) => r.t), rows.map((r) => r.v), PERIOD_MS[period]! / 1000), resolution: period, truncated: false };
 }
 
 export async function loadSeries(api: Api, assetId: string, attr: string, from: number, to: number, boolean: boolean, signal: AbortSignal): Promise<Series> {

@@ -1,0 +1,55 @@
+import type { Browser, Page } from 'playwright-core';
+
+/**
+ * Timed interactions with the observatory page, measured inside the page: from the event that
+ * starts one (a control's `change`, seen in the capture phase) to the moment the element showing its
+ * result reaches its final state (a MutationObserver), beside the requests it made (Chromium's
+ * resource timing: the longest one, from its start to its last byte).
+ */
+
+export interface InteractionTiming {
+  /** Ms from the change to the result drawn. */
+  totalMs: number;
+  /** Ms of the longest request made meanwhile (0 when none). */
+  requestMs: number;
+}
+
+/** Does `act` (which changes a control) and waits until `target` has the attributes of `done`, after having left them. */
+export async function timeInteraction(page: Page, act: () => Promise<void>, target: string, done: Record<string, string>, timeoutMs = 20_000): Promise<InteractionTiming> {
+  const pending = page.evaluate(({ target, done, timeoutMs }) => new Promise<{ totalMs: number; requestMs: number }>((resolve, reject) => {
+    const host = document.querySelector(target) as HTMLElement | null;
+    if (!host) { reject(new Error(`no ${target}`)); return; }
+    let start: number | undefined;
+    let left = false;
+    const finished = () => Object.entries(done).every(([k, v]) => host.getAttribute(k) === v);
+    const timer = setTimeout(() => { observer.disconnect(); reject(new Error(`${target} did not reach ${JSON.stringify(done)}`)); }, timeoutMs);
+    const observer = new MutationObserver(() => {
+      if (start === undefined) return;
+      if (!finished()) { left = true; return; }
+      if (!left) return;
+      const end = performance.now();
+      observer.disconnect();
+      clearTimeout(timer);
+      const requests = performance.getEntriesByType('resource')
+        .filter((r) => r.startTime >= (start as number) && (r.name.includes('/discovery/') || r.name.includes('/datasource/')))
+        .map((r) => (r as PerformanceResourceTiming).responseEnd - r.startTime);
+      resolve({ totalMs: end - (start as number), requestMs: Math.max(0, ...requests) });
+    });
+    observer.observe(host, { attributes: true, subtree: true });
+    document.addEventListener('change', () => { start = performance.now(); }, { capture: true, once: true });
+    (window as unknown as { __armed?: boolean }).__armed = true;
+  }), { target, done, timeoutMs });
+  await page.waitForFunction(() => (window as unknown as { __armed?: boolean }).__armed === true);
+  await page.evaluate(() => { (window as unknown as { __armed?: boolean }).__armed = false; });
+  await act();
+  return pending;
+}
+
+/** A fresh context on `url`, ready. */
+export async function openPage(browser: Browser, url: string, viewport: { width: number; height: number }): Promise<{ page: Page; close(): Promise<void> }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+  return { page, close: () => context.close() };
+}
