@@ -14,31 +14,37 @@ export interface InteractionTiming {
   requestMs: number;
 }
 
+/**
+ * Installed in the page before the interaction; kept as text so that no compiler helper leaks into
+ * the page. Resolves with the timing once the target reached the attributes of `done` again.
+ */
+const WATCH_INTERACTION = `({ target, done, timeoutMs }) => new Promise((resolve, reject) => {
+  const host = document.querySelector(target);
+  if (!host) { reject(new Error('no ' + target)); return; }
+  let start;
+  let left = false;
+  const finished = () => Object.entries(done).every(([k, v]) => host.getAttribute(k) === v);
+  const observer = new MutationObserver(() => {
+    if (start === undefined) return;
+    if (!finished()) { left = true; return; }
+    if (!left) return;
+    const end = performance.now();
+    observer.disconnect();
+    clearTimeout(timer);
+    const requests = performance.getEntriesByType('resource')
+      .filter((r) => r.startTime >= start && (r.name.includes('/discovery/') || r.name.includes('/datasource/')))
+      .map((r) => r.responseEnd - r.startTime);
+    resolve({ totalMs: end - start, requestMs: Math.max(0, ...requests) });
+  });
+  const timer = setTimeout(() => { observer.disconnect(); reject(new Error(target + ' did not reach ' + JSON.stringify(done))); }, timeoutMs);
+  observer.observe(host, { attributes: true, subtree: true });
+  document.addEventListener('change', () => { start = performance.now(); }, { capture: true, once: true });
+  window.__armed = true;
+})`;
+
 /** Does `act` (which changes a control) and waits until `target` has the attributes of `done`, after having left them. */
 export async function timeInteraction(page: Page, act: () => Promise<void>, target: string, done: Record<string, string>, timeoutMs = 20_000): Promise<InteractionTiming> {
-  const pending = page.evaluate(({ target, done, timeoutMs }) => new Promise<{ totalMs: number; requestMs: number }>((resolve, reject) => {
-    const host = document.querySelector(target) as HTMLElement | null;
-    if (!host) { reject(new Error(`no ${target}`)); return; }
-    let start: number | undefined;
-    let left = false;
-    const finished = () => Object.entries(done).every(([k, v]) => host.getAttribute(k) === v);
-    const timer = setTimeout(() => { observer.disconnect(); reject(new Error(`${target} did not reach ${JSON.stringify(done)}`)); }, timeoutMs);
-    const observer = new MutationObserver(() => {
-      if (start === undefined) return;
-      if (!finished()) { left = true; return; }
-      if (!left) return;
-      const end = performance.now();
-      observer.disconnect();
-      clearTimeout(timer);
-      const requests = performance.getEntriesByType('resource')
-        .filter((r) => r.startTime >= (start as number) && (r.name.includes('/discovery/') || r.name.includes('/datasource/')))
-        .map((r) => (r as PerformanceResourceTiming).responseEnd - r.startTime);
-      resolve({ totalMs: end - (start as number), requestMs: Math.max(0, ...requests) });
-    });
-    observer.observe(host, { attributes: true, subtree: true });
-    document.addEventListener('change', () => { start = performance.now(); }, { capture: true, once: true });
-    (window as unknown as { __armed?: boolean }).__armed = true;
-  }), { target, done, timeoutMs });
+  const pending = page.evaluate(`(${WATCH_INTERACTION})(${JSON.stringify({ target, done, timeoutMs })})`) as Promise<InteractionTiming>;
   await page.waitForFunction(() => (window as unknown as { __armed?: boolean }).__armed === true);
   await page.evaluate(() => { (window as unknown as { __armed?: boolean }).__armed = false; });
   await act();
