@@ -90,6 +90,22 @@ export class Api {
     return { body: body as T, headers: res.headers };
   }
 
+  /** A document in another format (CSV), with the caller's token; null when the platform has no such document (404). */
+  async document(path: string, accept: string): Promise<string | null> {
+    const token = await this.auth.token();
+    const headers: Record<string, string> = { Accept: accept };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res: Response;
+    try {
+      res = await fetch(path, { headers });
+    } catch {
+      throw new ApiError(0, 'The platform cannot be reached. Check your connection.');
+    }
+    if (res.status === 404) return null;
+    if (!res.ok) throw new ApiError(res.status, describe(res.status, undefined));
+    return res.text();
+  }
+
   sites(): Promise<Site[]> {
     return this.get(`${DISCOVERY}/assets/sites`);
   }

@@ -252,14 +252,11 @@ export class HistoryView {
   private async exportWhole(): Promise<void> {
     this.setExportHref();
     try {
-      const res = await fetch(this.exportLink.href, { headers: { Accept: 'text/csv' } });
-      if (!res.ok) {
-        notify(res.status === 404 ? 'This platform does not offer the whole history for download.' : 'The history could not be downloaded just now.', 'info', 4000);
-        return;
-      }
-      download(await res.text(), csvFilename(`${assetName(this.o.assetId)}-history`, 0, Date.now()));
-    } catch {
-      notify('The history could not be downloaded just now.', 'info', 4000);
+      const csv = await this.o.api.document(this.exportUrl(), 'text/csv');
+      if (csv === null) notify('This platform does not offer the whole history for download.', 'info', 4000);
+      else download(csv, csvFilename(`${assetName(this.o.assetId)}-history`, 0, Date.now()));
+    } catch (err) {
+      notify(err instanceof ApiError ? `The history could not be downloaded. ${err.message}` : 'The history could not be downloaded just now.', 'info', 4000);
     }
   }
 
