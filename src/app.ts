@@ -132,7 +132,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => permissionsInterface(scope, ctx), { prefix: '/permissions' });
   await app.register((scope) => discoveryInterface(scope, ctx), { prefix: '/discovery/v0' });
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
-  await registerWeb(app);
+  await registerWeb(app, config);
 
   const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
   app.addHook('onClose', async () => {

@@ -1,6 +1,7 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { DEFAULT_MAX_ATTRIBUTES } from './domain/attribute-bounds.js';
+import { isTileTemplate } from './domain/map-tiles.js';
 
 /**
  * One variable of the environment: its schema, its default as the documents state it, what it
@@ -17,6 +18,8 @@ export interface Variable {
 }
 
 const DURATION = '^[0-9]+(ms|s|m|h|d)$';
+const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
 
 /** The environment the platform reads, validated once at start (DESIGN.md, "Configuration"). */
 export const VARIABLES = {
@@ -66,6 +69,12 @@ export const VARIABLES = {
   SITE_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '100000', meaning: 'default asset quota of a site', expected: 'expected a non-negative integer' },
   MAX_ATTRIBUTES: { schema: Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), default: '256', meaning: 'attributes an asset may carry, TimeInstant included (400 beyond)', expected: 'expected an integer from 1 to 999999' },
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
+  MAP_TILES: {
+    schema: Type.String({ pattern: '^(none|https?://[^\\s]+)$' }), default: OSM_TILES,
+    meaning: 'raster tile URL template ({z}/{x}/{y}, optional {s}) drawn under the observatory map; none: country outlines only, no tile server contacted',
+    expected: 'expected none or an http(s) URL template with {z}, {x} and {y}',
+  },
+  MAP_TILES_ATTRIBUTION: { schema: Type.String({ minLength: 1 }), default: OSM_ATTRIBUTION, meaning: 'the credit shown with the tiles (their licence asks for it)', expected: 'expected a non-empty text' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CLOCK_SKEW: { schema: Type.String({ pattern: DURATION }), default: '5m', meaning: "a TimeInstant further ahead of the platform's time than this is refused (400)", expected: 'expected a duration such as 5m, 30s or 1h' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
@@ -126,6 +135,9 @@ export interface Config {
   readonly changeRetentionMs: number;
   /** How far ahead of the platform's time a TimeInstant may be. */
   readonly clockSkewMs: number;
+  /** The observatory's street map: a tile URL template, or null for outlines only (MAP_TILES=none). */
+  readonly mapTiles: string | null;
+  readonly mapTilesAttribution: string;
 }
 
 export class ConfigError extends Error {
@@ -159,6 +171,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
   if (e.STORE_TIMEOUT !== undefined && parseDuration(e.STORE_TIMEOUT) < 1) throw new ConfigError(`invalid ${shown('STORE_TIMEOUT', e.STORE_TIMEOUT)}: expected a duration above zero`);
+  const tiles = e.MAP_TILES ?? OSM_TILES;
+  if (tiles !== 'none' && !isTileTemplate(tiles)) throw new ConfigError(`invalid ${shown('MAP_TILES', tiles)}: ${describe('MAP_TILES')}`);
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -185,6 +199,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
     clockSkewMs: parseDuration(e.CLOCK_SKEW ?? '5m'),
+    mapTiles: tiles === 'none' ? null : tiles,
+    mapTilesAttribution: e.MAP_TILES_ATTRIBUTION ?? OSM_ATTRIBUTION,
   });
 }
 
@@ -206,5 +222,6 @@ export function environmentHelp(): string {
 
 /** A config for tests and tools: defaults plus overrides, no environment read. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({ ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://127.0.0.1:8080', ...overrides });
+  // No test reaches the internet: the street map is off unless a test serves its own tiles.
+  return Object.freeze({ ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://127.0.0.1:8080', mapTiles: null, ...overrides });
 }

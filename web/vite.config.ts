@@ -18,6 +18,6 @@ export default defineConfig({
     chunkSizeWarningLimit: 700,
   },
   server: {
-    proxy: Object.fromEntries(['/discovery', '/datasource', '/auth'].map((p) => [p, platform])),
+    proxy: Object.fromEntries(['/discovery', '/datasource', '/auth', '/observatory'].map((p) => [p, platform])),
   },
 });

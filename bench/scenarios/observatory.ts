@@ -7,6 +7,9 @@ import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
 import { defaultRuntime, DIST_BIN, REPO_ROOT, startServer } from '../lib/server.js';
 import { percentile, timingsAsResult } from '../lib/startup.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
+import { startTileServer } from '../../test/helpers/tile-server.js';
+import { openPage, timeInteraction, type InteractionTiming } from '../lib/observatory-interactions.js';
+import { loadYearOfReadings, YEAR_ASSET, YEAR_ATTR } from '../lib/year-of-readings.js';
 
 /**
  * The observatory page (web/dist, served at `/` by the compiled server) in headless Chromium over
@@ -25,11 +28,24 @@ import type { LoadResult, ResultRow, Scenario } from '../types.js';
  * The baseline of both is the same page driven the same way against a bare node:http process that
  * replays, from memory, the responses (same status, headers and bytes) recorded from the platform
  * in an unmeasured first pass, which also warms the server.
+ *
+ * The street map is on (MAP_TILES), its tiles served by a loopback fixture server. Then, each
+ * `CHART_ROUNDS` times in the page, from the control's change to the result drawn (the platform's
+ * request, the longest one, is the baseline): a year of one attribute's hourly readings (an asset
+ * loaded with 8,760 of them); six assets compared over 30 days; the markers over Santander coloured
+ * by a value (each round another attribute, so that its values are fetched).
  */
 
 const LOADS = 5;
 const PANS = 20;
 const INTERACTIVE_GOAL_MS = 1500;
+const CHART_ROUNDS = 5;
+const YEAR_GOAL_MS = 500;
+const COMPARE_GOAL_MS = 1000;
+const COLOUR_GOAL_MS = 200;
+/** Six demo assets with a temperature, compared over 30 days. */
+const COMPARED = [459, 460, 462, 463, 465, 466].map((n) => `urn:oc:entity:santander:environmental:fixed:${n}`);
+const COLOUR_ATTRS = ['temperature:ambient', 'batteryLevel', 'presenceState:parking', 'illuminance', 'relativeHumidity', 'presenceState:people'];
 const GEO_GOAL_MS = 50;
 const VIEWPORT = { width: 1360, height: 860 };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -276,11 +292,12 @@ const fmt = (n: number) => n.toFixed(1);
 
 const observatory: Scenario = {
   name: 'observatory',
-  description: `The observatory page in headless Chromium over the demo data set (\`opencity demo --days 2\`) on SQLite: the first view of \`/\` (${LOADS} loads, each in a fresh browser context) from navigation start to interactive, and the geo searches of ${PANS} pans over Santander (Chromium's request timing, time to first byte). The baseline is the same page driven the same way against bare node:http replaying the platform's recorded responses. With these few samples the p99 column is the maximum.`,
+  description: `The observatory page in headless Chromium over the demo data set (\`opencity demo --days 2\`, plus one asset with a year of hourly readings) on SQLite, street tiles from a loopback fixture server: the first view of \`/\` (${LOADS} loads, each in a fresh browser context) from navigation start to interactive, the geo searches of ${PANS} pans over Santander (Chromium's request timing, time to first byte); a year chart, a six-asset 30-day comparison and colour by value, each from the control's change to the result drawn, beside the request it made. The baseline of the first two is the same page driven the same way against bare node:http replaying the platform's recorded responses. With these few samples the p99 column is the maximum.`,
   async run(): Promise<ResultRow[]> {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
     await ensureWebBuilt();
     const db = await createBenchDatabase('sqlite');
+    const tiles = await startTileServer();
     let server;
     let browser: Browser | undefined;
     let replay: Awaited<ReturnType<typeof startReplayServer>> | undefined;
@@ -288,7 +305,10 @@ const observatory: Scenario = {
       const demoStarted = performance.now();
       await loadDemo(db.url);
       process.stdout.write(`observatory: demo set loaded in ${fmt((performance.now() - demoStarted) / 1000)} s\n`);
-      server = await startServer({ store: 'sqlite', databaseUrl: db.url });
+      const yearStarted = performance.now();
+      await loadYearOfReadings(db.url);
+      process.stdout.write(`observatory: a year of hourly readings loaded in ${fmt((performance.now() - yearStarted) / 1000)} s\n`);
+      server = await startServer({ store: 'sqlite', databaseUrl: db.url, env: { MAP_TILES: tiles.template, MAP_TILES_ATTRIBUTION: 'Bench tiles' } });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
       // Unmeasured first pass: warms the server and Chromium, and records every response for the replay baseline.
@@ -325,6 +345,43 @@ const observatory: Scenario = {
       const serverWithin = histogramAfter.within - histogramBefore.within;
       process.stdout.write(`observatory: geo TTFB (ms) platform ${pans.ttfbMs.map(fmt).join(', ')}; replay ${baselinePans.ttfbMs.map(fmt).join(', ')}; server histogram ${serverWithin}/${serverCount} <= ${GEO_GOAL_MS} ms\n`);
 
+      const year: InteractionTiming[] = [];
+      const compare: InteractionTiming[] = [];
+      const colour: InteractionTiming[] = [];
+      const chart = '[data-testid="asset-chart"]';
+      for (let i = 0; i < CHART_ROUNDS; i++) {
+        const one = await openPage(browser, `${server.url}/#asset=${YEAR_ASSET}&attr=${YEAR_ATTR}&range=24h`, VIEWPORT);
+        try {
+          await one.page.waitForSelector(`${chart}[data-state="ready"]`, { timeout: VIEW_TIMEOUT_MS });
+          year.push(await timeInteraction(one.page, () => one.page.click('label[for$="-1y"]'), chart, { 'data-state': 'ready' }));
+        } finally {
+          await one.close();
+        }
+        const six = await openPage(browser, `${server.url}/#asset=${COMPARED[0]}&attr=temperature:ambient&range=24h&cmp=${COMPARED.slice(1).map((id) => `${id}~temperature:ambient`).join(',')}`, VIEWPORT);
+        try {
+          await six.page.waitForSelector(`${chart}[data-lines="6"]:not([data-state="loading"])`, { timeout: VIEW_TIMEOUT_MS });
+          compare.push(await timeInteraction(six.page, () => six.page.click('label[for$="-30d"]'), chart, { 'data-state': 'ready', 'data-lines': '6' }));
+        } finally {
+          await six.close();
+        }
+      }
+      const city = await openPage(browser, `${server.url}/#map=13/43.4623/-3.81`, VIEWPORT);
+      try {
+        await city.page.waitForSelector('[data-testid="asset-point"], [data-testid="asset-cluster"]', { timeout: VIEW_TIMEOUT_MS });
+        await city.page.waitForSelector('[data-testid="map-status"][data-mode="assets"]', { timeout: VIEW_TIMEOUT_MS });
+        for (const attr of COLOUR_ATTRS.slice(0, CHART_ROUNDS)) {
+          colour.push(await timeInteraction(city.page, async () => { await city.page.selectOption('[data-testid="colour-by"]', attr); }, '[data-testid="colour-legend"]', { 'data-state': 'ready' }));
+        }
+      } finally {
+        await city.close();
+      }
+      const totals = (list: InteractionTiming[]) => list.map((t) => t.totalMs);
+      const requestsOf = (list: InteractionTiming[]) => list.map((t) => t.requestMs);
+      process.stdout.write(`observatory: year chart (ms) ${totals(year).map(fmt).join(', ')}; its request ${requestsOf(year).map(fmt).join(', ')}\n`);
+      process.stdout.write(`observatory: six-asset 30-day comparison (ms) ${totals(compare).map(fmt).join(', ')}; longest request ${requestsOf(compare).map(fmt).join(', ')}\n`);
+      process.stdout.write(`observatory: colour by value (ms) ${totals(colour).map(fmt).join(', ')}; its request ${requestsOf(colour).map(fmt).join(', ')}\n`);
+      const maxOf = (list: number[]) => (list.length ? Math.max(...list) : Infinity);
+
       const first = withErrors(timingsAsResult(views.subject), views.subjectErrors);
       const firstSorted = [...views.subject].sort((a, b) => a - b);
       const firstMax = firstSorted[firstSorted.length - 1] ?? Infinity;
@@ -348,11 +405,36 @@ const observatory: Scenario = {
           goal: 'each < 50 ms',
           met: pans.errors === 0 && pans.ttfbMs.length > 0 && geoMax < GEO_GOAL_MS,
         },
+        {
+          name: `a year of one attribute's hourly readings (8,760), from the click on "Year" to the chart drawn (daily means, one request; ${year.length} rounds, fresh context each)`,
+          result: timingsAsResult(totals(year)),
+          baselineName: 'the datasource request the click makes (Chromium resource timing)',
+          baseline: timingsAsResult(requestsOf(year)),
+          goal: 'each < 500 ms',
+          met: year.length === CHART_ROUNDS && maxOf(totals(year)) < YEAR_GOAL_MS,
+        },
+        {
+          name: `six assets compared over 30 days (hourly means), from the click on "30 days" to the chart drawn (${compare.length} rounds, fresh context each)`,
+          result: timingsAsResult(totals(compare)),
+          baselineName: 'the longest of the six datasource requests (Chromium resource timing)',
+          baseline: timingsAsResult(requestsOf(compare)),
+          goal: 'each < 1,000 ms',
+          met: compare.length === CHART_ROUNDS && maxOf(totals(compare)) < COMPARE_GOAL_MS,
+        },
+        {
+          name: `colour by value over Santander (zoom 13, the 1,000 assets a view loads), from choosing the attribute to markers and legend redrawn, values fetched (${colour.length} attributes)`,
+          result: timingsAsResult(totals(colour)),
+          baselineName: 'the metadata search fetching the current values (Chromium resource timing)',
+          baseline: timingsAsResult(requestsOf(colour)),
+          goal: 'each < 200 ms',
+          met: colour.length === CHART_ROUNDS && maxOf(totals(colour)) < COLOUR_GOAL_MS,
+        },
       ];
     } finally {
       await browser?.close();
       await replay?.close();
       await server?.close();
+      await tiles.close();
       await db.drop();
     }
   },

@@ -3,6 +3,7 @@ import { EXPERIMENTERS_SITE, parseAssetUrn } from '../domain/urn.js';
 import { creationBody, positionAttribute, timeInstant, type Measurement, type NgsiBody, type PositionStyle } from './bodies.js';
 import { profileOf } from './profiles.js';
 import { signalsOf } from './profiles.js';
+import { irregularityOf, type Irregularity } from './irregular.js';
 import { hashString } from './random.js';
 import { REFERENCE_POSITIONS, REFERENCE_SITES, SANTANDER_ENTITIES, type ReferenceEntity, type ReferenceSite } from './reference.js';
 import { SIGNALS, type Signal } from './signals.js';
@@ -40,6 +41,10 @@ export interface DemoAsset {
   featured: boolean;
   /** Distance to its site's centre, in degrees (for choosing featured assets). */
   distance: number;
+  /** Minutes between two of its reports: its kind's cadence. */
+  cadenceMinutes: number;
+  /** Stopped days ago, or silent for some hours (src/demo/irregular.ts). */
+  irregularity: Irregularity;
 }
 
 /** Real entities wrote numbers as text with two decimals ("13.74"). */
@@ -69,9 +74,13 @@ function realAsset(entity: ReferenceEntity, site: ReferenceSite): DemoAsset {
   const signals = Object.keys(entity).flatMap((name) => SIGNAL_BY_NAME.get(name) ?? []);
   const latitude = Number.isFinite(lat) ? (lat as number) : site.latitude;
   const longitude = Number.isFinite(lon) ? (lon as number) : site.longitude;
+  const seed = hashString(entity.id);
   return {
-    id: entity.id, site, type: entity.type, seed: hashString(entity.id), signals, longitude, position: undefined, real: entity, featured: true,
+    id: entity.id, site, type: entity.type, seed, signals, longitude, position: undefined, real: entity, featured: true,
     distance: Math.hypot(latitude - site.latitude, longitude - site.longitude),
+    cadenceMinutes: profileOf(site.id, parseAssetUrn(entity.id, site.id).service).cadenceMinutes,
+    // The real entities are the ones a visitor opens first: they keep reporting.
+    irregularity: { stoppedBeforeEnd: null, gapBeforeEnd: null },
   };
 }
 
@@ -107,6 +116,8 @@ export function demoAssets(): DemoAsset[] {
       position: known ? positionAttribute(style, lat, lon) : undefined,
       real: undefined, featured: false,
       distance: known ? Math.hypot(lat - site.latitude, lon - site.longitude) : Infinity,
+      cadenceMinutes: profile.cadenceMinutes,
+      irregularity: irregularityOf(seed),
     });
   }
 

@@ -9,6 +9,7 @@ import { dictionarySize, type DictionarySize } from '../storage/repositories/dic
 import { upsertSite } from '../storage/repositories/sites.js';
 import { updateBody } from './bodies.js';
 import { creationOf, DEMO_SITES, demoAssets, measurements, type DemoAsset } from './city.js';
+import { reportsAt } from './irregular.js';
 
 /**
  * Loads the demo city through the federation service — the code path a real
@@ -22,7 +23,7 @@ import { creationOf, DEMO_SITES, demoAssets, measurements, type DemoAsset } from
 export interface DemoOptions {
   /** Days of history of the featured assets (default 7). */
   days?: number;
-  /** Minutes between two reports of a featured asset (default 30). */
+  /** Minutes between two reports of every asset (default: each kind's own cadence). */
   stepMinutes?: number;
   /** Load only the first `maxAssets` assets (tests); the 45 real entities come first. */
   maxAssets?: number;
@@ -35,7 +36,8 @@ export interface DemoOptions {
 export interface DemoSummary {
   sites: number;
   dictionary: DictionarySize;
-  assets: { total: number; created: number; existing: number; featured: number };
+  /** featured: assets reporting through the whole history; stopped: those that stopped days ago (offline). */
+  assets: { total: number; created: number; existing: number; featured: number; stopped: number };
   /** Update requests pushed. */
   updates: number;
   /** Readings recorded by this run (one per attribute of each request). */
@@ -87,7 +89,9 @@ interface AssetState {
  */
 export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options: DemoOptions = {}): Promise<DemoSummary> {
   const clock = ctx.clock;
+  // Every kind's cadence is a multiple of 30 minutes: the loop steps by that, each asset reports on its own grid.
   const stepMs = (options.stepMinutes ?? 30) * MINUTE_MS;
+  const cadenceMs = (a: DemoAsset) => (options.stepMinutes ?? a.cadenceMinutes) * MINUTE_MS;
   const end = Math.floor(clock.now() / stepMs) * stepMs;
   const start = end - (options.days ?? 7) * 24 * 60 * MINUTE_MS;
   const concurrency = options.concurrency ?? 256;
@@ -132,11 +136,20 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
     }
   };
 
-  // Featured assets: a report every step from the start (or from their last report) to the end.
-  const featured = assets.filter((a) => a.featured);
+  // Every asset reports at its cadence from the start (or from its last report) to the end, except
+  // while silent in a gap; a stopped one reports until it stopped, once at least (its creation).
+  const live = (a: DemoAsset, t: number) => reportsAt(a.irregularity, t, end);
+  const stoppedEarly = assets
+    .filter((a) => a.irregularity.stoppedBeforeEnd !== null && !stateOf(a).stored && end - (a.irregularity.stoppedBeforeEnd as number) < start)
+    .map((a) => ({ a, t: Math.floor((end - (a.irregularity.stoppedBeforeEnd as number)) / stepMs) * stepMs }))
+    .sort((x, y) => x.t - y.t);
+  for (const { a, t } of stoppedEarly) {
+    clock.set(t);
+    await push(a, t);
+  }
   let loggedDay = '';
   for (let t = start; t <= end; t += stepMs) {
-    const due = featured.filter((a) => !stateOf(a).refused && stateOf(a).lastReport < t);
+    const due = assets.filter((a) => !stateOf(a).refused && stateOf(a).lastReport < t && (t % cadenceMs(a)) === 0 && live(a, t));
     if (due.length === 0) continue;
     // The clock stays at t until every request of this step has been received and committed.
     clock.set(t);
@@ -147,16 +160,13 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
       log(`  ${day}: ${readings.toLocaleString('en-US')} readings so far`);
     }
   }
-
-  // The others: one current state, unless they reported within the last step already.
-  const others = assets.filter((a) => !a.featured && !stateOf(a).refused && stateOf(a).lastReport < end - stepMs);
   clock.set(end);
-  await inParallel(others, concurrency, (a) => push(a, end));
+  const stopped = assets.filter((a) => a.irregularity.stoppedBeforeEnd !== null).length;
 
   return {
     sites: DEMO_SITES.length,
     dictionary: await dictionarySize(ctx.store),
-    assets: { total: assets.length, created, existing, featured: featured.length },
+    assets: { total: assets.length, created, existing, featured: assets.length - stopped, stopped },
     updates,
     readings,
     from: new Date(start).toISOString(),

@@ -17,24 +17,26 @@ export interface Profile {
   signals: SignalKey[];
   /** Signals only some assets have: [signal, share of assets]. */
   optional?: Array<[SignalKey, number]>;
+  /** Minutes between two reports: what such a device sends (a multiple of 30, the loader's smallest step). */
+  cadenceMinutes: number;
 }
 
 const entityType = (name: string) => `urn:oc:entityType:${name}`;
 
 export const PROFILES = {
-  environmental: { service: 'environmental', provider: 'fixed', type: entityType('iotdevice'), namePrefix: '', signals: ['temperature', 'illuminance', 'battery'], optional: [['noise', 0.15], ['humidity', 0.35]] },
-  parking: { service: 'parking', provider: null, type: entityType('parkingSpot'), namePrefix: 'np', signals: ['parking', 'battery'] },
-  traffic: { service: 'traffic', provider: 'fixed', type: entityType('iotdevice:vehiclecount'), namePrefix: '', signals: ['trafficIntensity', 'roadOccupancy', 'averageSpeed'] },
-  irrigation: { service: 'irrigation', provider: 'fixed', type: entityType('iotdevice:irrigation'), namePrefix: '', signals: ['soilMoisture', 'soilTemperature', 'humidity'] },
-  busStop: { service: 'publictransport', provider: 'busStop', type: entityType('busStop'), namePrefix: '', signals: ['peopleWaiting'] },
-  bikeStation: { service: 'tusbic', provider: 'bikestation', type: entityType('bikeStation'), namePrefix: '', signals: ['bikesAvailable'] },
-  trainStation: { service: 'transport', provider: 'TransportAPI', type: entityType('trainstation'), namePrefix: 'S', signals: ['peopleWaiting'] },
-  airQuality: { service: 'aqn', provider: null, type: entityType('pollutionsensor'), namePrefix: 'Q', signals: ['no2', 'o3', 'particles'] },
-  environmentalStation: { service: 'environmental', provider: 'fixed', type: entityType('environmentalstation'), namePrefix: '', signals: ['temperature', 'humidity', 'noise'] },
-  wasteContainer: { service: 'trash', provider: 'aak', type: entityType('iotdevice'), namePrefix: 'c', signals: ['wasteFill', 'wasteTemperature'] },
-  weatherStation: { service: 'weatherstation', provider: 'fixed', type: entityType('weatherstation'), namePrefix: '', signals: ['temperature', 'humidity', 'windSpeed', 'pressure'] },
-  device: { service: 'dev', provider: 'fixed', type: entityType('iotdevice'), namePrefix: '', signals: ['temperature', 'humidity'] },
-  smartphone: { service: 'environmental', provider: null, type: entityType('smartphone'), namePrefix: '', signals: ['noise', 'illuminance', 'temperature'] },
+  environmental: { service: 'environmental', provider: 'fixed', type: entityType('iotdevice'), namePrefix: '', signals: ['temperature', 'illuminance', 'battery'], optional: [['noise', 0.15], ['humidity', 0.35]], cadenceMinutes: 120 },
+  parking: { service: 'parking', provider: null, type: entityType('parkingSpot'), namePrefix: 'np', signals: ['parking', 'battery'], cadenceMinutes: 120 },
+  traffic: { service: 'traffic', provider: 'fixed', type: entityType('iotdevice:vehiclecount'), namePrefix: '', signals: ['trafficIntensity', 'roadOccupancy', 'averageSpeed'], cadenceMinutes: 30 },
+  irrigation: { service: 'irrigation', provider: 'fixed', type: entityType('iotdevice:irrigation'), namePrefix: '', signals: ['soilMoisture', 'soilTemperature', 'humidity'], cadenceMinutes: 60 },
+  busStop: { service: 'publictransport', provider: 'busStop', type: entityType('busStop'), namePrefix: '', signals: ['peopleWaiting'], cadenceMinutes: 360 },
+  bikeStation: { service: 'tusbic', provider: 'bikestation', type: entityType('bikeStation'), namePrefix: '', signals: ['bikesAvailable'], cadenceMinutes: 60 },
+  trainStation: { service: 'transport', provider: 'TransportAPI', type: entityType('trainstation'), namePrefix: 'S', signals: ['peopleWaiting'], cadenceMinutes: 60 },
+  airQuality: { service: 'aqn', provider: null, type: entityType('pollutionsensor'), namePrefix: 'Q', signals: ['no2', 'o3', 'particles'], cadenceMinutes: 60 },
+  environmentalStation: { service: 'environmental', provider: 'fixed', type: entityType('environmentalstation'), namePrefix: '', signals: ['temperature', 'humidity', 'noise'], cadenceMinutes: 60 },
+  wasteContainer: { service: 'trash', provider: 'aak', type: entityType('iotdevice'), namePrefix: 'c', signals: ['wasteFill', 'wasteTemperature'], cadenceMinutes: 180 },
+  weatherStation: { service: 'weatherstation', provider: 'fixed', type: entityType('weatherstation'), namePrefix: '', signals: ['temperature', 'humidity', 'windSpeed', 'pressure'], cadenceMinutes: 30 },
+  device: { service: 'dev', provider: 'fixed', type: entityType('iotdevice'), namePrefix: '', signals: ['temperature', 'humidity'], cadenceMinutes: 60 },
+  smartphone: { service: 'environmental', provider: null, type: entityType('smartphone'), namePrefix: '', signals: ['noise', 'illuminance', 'temperature'], cadenceMinutes: 180 },
 } satisfies Record<string, Profile>;
 
 export type ProfileKey = keyof typeof PROFILES;

@@ -44,13 +44,24 @@ const daylight = (h: number): number => Math.max(0, Math.sin((Math.PI * (h - 6.5
 /** Commuter traffic: peaks at 8:30 and 18:00 over a daytime plateau. */
 const traffic = (h: number): number => clamp(0.05 + gauss(h, 8.5, 1.1) + 0.9 * gauss(h, 18, 1.5) + 0.45 * gauss(h, 13.5, 3.5), 0, 1.3);
 
+/**
+ * Events worth finding, once a week (so any week of history holds each once): a heat afternoon on
+ * the fifth day, up to 9 °C above the usual; a full car park on the sixth evening.
+ */
+const localDay = (t: number, lon: number): number => Math.floor((t + (lon / 15) * HOUR_MS) / DAY_MS);
+const heat = (t: number, lon: number): number => (localDay(t, lon) % 7 === 4 ? 9 * gauss(localHour(t, lon), 15.5, 2.2) : 0);
+const carParkFull = (t: number, lon: number): boolean => {
+  const h = localHour(t, lon);
+  return localDay(t, lon) % 7 === 5 && h >= 17 && h < 22.5;
+};
+
 const attr = (name: string) => `urn:oc:attributeType:${name}`;
 
 const signal = (name: string, value: Signal['value']): Signal => ({ name, type: attr(name), value });
 
 export const SIGNALS = {
   temperature: signal('temperature:ambient', (seed, t, lon) =>
-    round(14 + 4.5 * warmth(localHour(t, lon)) + 1.5 * bias(seed, 1) + 0.3 * jitter(seed, 2, t), 2)),
+    round(14 + 4.5 * warmth(localHour(t, lon)) + heat(t, lon) + 1.5 * bias(seed, 1) + 0.3 * jitter(seed, 2, t), 2)),
   humidity: signal('relativeHumidity', (seed, t, lon) =>
     round(clamp(74 - 12 * warmth(localHour(t, lon)) + 5 * bias(seed, 3) + 2 * jitter(seed, 4, t), 20, 100), 1)),
   noise: signal('soundPressureLevel:ambient', (seed, t, lon) =>
@@ -66,7 +77,7 @@ export const SIGNALS = {
   }),
   parking: signal('presenceState:parking', (seed, t, lon) => {
     const h = localHour(t, lon);
-    const busy = 0.15 + 0.7 * clamp(gauss(h, 11.5, 2.5) + 0.8 * gauss(h, 19, 2), 0, 1);
+    const busy = carParkFull(t, lon) ? 0.98 : 0.15 + 0.7 * clamp(gauss(h, 11.5, 2.5) + 0.8 * gauss(h, 19, 2), 0, 1);
     // Occupancy changes at most every half hour per spot.
     return unit(hashInts(seed, 10, Math.floor(t / (HOUR_MS / 2)))) < busy;
   }),

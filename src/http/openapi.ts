@@ -37,6 +37,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         { name: 'discovery', description: 'Read-only exploration of assets, sites, services, providers and types' },
         { name: 'datasource', description: 'Historical readings of assets' },
         { name: 'identity', description: 'OpenID Connect provider' },
+        { name: 'observatory', description: 'Settings of the observatory page at /' },
       ],
       components: {
         securitySchemes: {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import type { Config } from '../config.js';
+import { tileSource } from '../domain/map-tiles.js';
+import { registerObservatorySettings } from './observatory-settings.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -14,15 +17,24 @@ export function webRoot(): string | undefined {
   return undefined;
 }
 
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-};
+/**
+ * The page's Content-Security-Policy: its own origin only, plus exactly the host of the configured
+ * street map tiles (images) when there are any.
+ */
+export function pageSecurityPolicy(mapTiles: string | null): string {
+  const images = ["'self'", 'data:', 'blob:', ...(mapTiles ? [tileSource(mapTiles)] : [])].join(' ');
+  return `default-src 'self'; img-src ${images}; style-src 'self'; script-src 'self'; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'`;
+}
 
-/** Serves the observatory at `/` with the page's security headers. */
-export async function registerWeb(app: FastifyInstance): Promise<void> {
+/** Serves the observatory at `/` with the page's security headers, and the settings it reads. */
+export async function registerWeb(app: FastifyInstance, config: Config): Promise<void> {
+  registerObservatorySettings(app, config);
+  const PAGE_HEADERS = {
+    'content-security-policy': pageSecurityPolicy(config.mapTiles),
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  };
   const root = webRoot();
   if (!root) {
     app.get('/', { schema: { hide: true } }, (_req, reply) => {

@@ -78,8 +78,9 @@ describeEachStore('demo data set', (platform) => {
     p.clock.advance(8 * 3_600_000);
     const summary = await loadDemo({ ...p.ctx, clock: p.clock }, SMALL);
     assert.equal(summary.assets.created, 0);
-    // Two new 4-hour steps for every featured asset; the others get one new current state.
-    assert.equal(summary.updates, summary.assets.featured * 2 + (70 - summary.assets.featured));
+    // Two new 4-hour steps for every asset still reporting; those that stopped days ago stay silent (offline).
+    assert.ok(summary.assets.stopped > 0 && summary.assets.featured + summary.assets.stopped === 70);
+    assert.equal(summary.updates, summary.assets.featured * 2);
     const after = await tableSizes(p);
     assert.equal(after.assets, before.assets);
     assert.equal(after.readings, before.readings + summary.readings);

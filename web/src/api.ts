@@ -90,6 +90,22 @@ export class Api {
     return { body: body as T, headers: res.headers };
   }
 
+  /** A document in another format (CSV), with the caller's token; null when the platform has no such document (404). */
+  async document(path: string, accept: string): Promise<string | null> {
+    const token = await this.auth.token();
+    const headers: Record<string, string> = { Accept: accept };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res: Response;
+    try {
+      res = await fetch(path, { headers });
+    } catch {
+      throw new ApiError(0, 'The platform cannot be reached. Check your connection.');
+    }
+    if (res.status === 404) return null;
+    if (!res.ok) throw new ApiError(res.status, describe(res.status, undefined));
+    return res.text();
+  }
+
   sites(): Promise<Site[]> {
     return this.get(`${DISCOVERY}/assets/sites`);
   }
@@ -138,17 +154,42 @@ export class Api {
     return data;
   }
 
-  async readings(assetId: string, attr: string, from: Date, to: Date, offset: number, signal?: AbortSignal): Promise<Reading[]> {
-    const q = queryString({ from: from.toISOString(), to: to.toISOString(), limit: 1000, offset });
+  async readings(assetId: string, attr: string, from: Date, to: Date, offset: number, limit: number, signal?: AbortSignal): Promise<Reading[]> {
+    const q = queryString({ from: from.toISOString(), to: to.toISOString(), limit, offset });
     const body = await this.get<{ readings?: Reading[] }>(
       `${DATASOURCE}/${encodeURIComponent(assetId)}/${encodeURIComponent(attr)}/readings${q}`, signal);
     return body.readings ?? [];
   }
 
-  async aggregates(assetId: string, attr: string, from: Date, to: Date, period: 'hour' | 'day', signal?: AbortSignal): Promise<Aggregate[]> {
-    const q = queryString({ from: from.toISOString(), to: to.toISOString(), aggrMethod: 'avg', aggrPeriod: period });
+  async aggregates(assetId: string, attr: string, from: Date, to: Date, period: string, limit: number, signal?: AbortSignal): Promise<Aggregate[]> {
+    const q = queryString({ from: from.toISOString(), to: to.toISOString(), aggrMethod: 'avg', aggrPeriod: period, limit });
     const body = await this.get<{ aggregates?: Aggregate[] }>(
       `${DATASOURCE}/${encodeURIComponent(assetId)}/${encodeURIComponent(attr)}/readings${q}`, signal);
     return body.aggregates ?? [];
+  }
+
+  /** Current values of every asset carrying `attr`, by asset id (metadata search, at most `pages` pages of 1,000). */
+  async currentValues(attr: string, pages: number, signal?: AbortSignal): Promise<Map<string, unknown>> {
+    const values = new Map<string, unknown>();
+    for (let page = 1; page <= pages; page++) {
+      const q = queryString({ query: attr, per: 1000, page });
+      const { body, headers } = await this.request<{ doc?: Record<string, unknown> }[]>(`${DISCOVERY}/assets/ngsiv2${q}`, signal);
+      const docs = Array.isArray(body) ? body : [];
+      for (const { doc } of docs) {
+        const entry = doc?.[attr] as { value?: unknown } | undefined;
+        if (doc && typeof doc.id === 'string' && entry && 'value' in entry) values.set(doc.id, entry.value);
+      }
+      const total = Number(headers.get('X-Total-Count') ?? NaN);
+      if (docs.length < 1000 || (Number.isFinite(total) && page * 1000 >= total)) break;
+    }
+    return values;
+  }
+
+  /** Assets matching the filters anywhere (the first 1,000), with their positions, and how many match in all. */
+  async matching(opts: Omit<GeoOptions, 'per'>, signal?: AbortSignal): Promise<{ assets: Asset[]; total: number | null }> {
+    const q = queryString({ city: opts.city, filter: opts.filter, type: opts.type, lastUpdated: opts.updatedSince, per: 1000, page: 1 });
+    const { body, headers } = await this.request<Asset[]>(`${DISCOVERY}/assets${q}`, signal);
+    const total = Number(headers.get('X-Total-Count') ?? NaN);
+    return { assets: Array.isArray(body) ? body : [], total: Number.isFinite(total) ? total : null };
   }
 }

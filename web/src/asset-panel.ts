@@ -3,7 +3,9 @@ import { h } from './dom';
 import {
   assetName, formatDateTime, formatValue, isBoolean, isNumeric, isOnline, nonEmpty, timeAgo, toEpochMs, typeLabel,
 } from './format';
+import type { Comparison } from './comparison';
 import { type Chartable, HistoryView } from './history';
+import type { TimeRange } from './time-range';
 import { notify } from './notify';
 import { colourClass } from './palette';
 import type { Asset, AssetContext, AssetData, FeatureProperties } from './types';
@@ -17,6 +19,14 @@ const HIDDEN = new Set(['timeinstant', 'location', 'position', 'name', 'datasour
 export interface PanelHandlers {
   onClose(): void;
   onLocate(lat: number, lon: number): void;
+  /** The charted attribute or range changed. */
+  onHistory(): void;
+}
+
+/** The chart's attribute and range to open with (from a shared address). */
+export interface HistoryWish {
+  attr: string | null;
+  range: TimeRange | null;
 }
 
 /** What is known of an asset before its records arrive (from a map point or a search result). */
@@ -42,8 +52,10 @@ export class AssetPanel {
   private loading: AbortController | null = null;
   private history: HistoryView | null = null;
   private current: string | null = null;
+  private wish: HistoryWish = { attr: null, range: null };
+  private names: string[] = [];
 
-  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly handlers: PanelHandlers) {
+  constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly comparison: Comparison, private readonly handlers: PanelHandlers) {
     // Escape closes the panel wherever focus is; the search box stops it first while its list is open.
     document.addEventListener('keydown', (ev) => {
       if (ev.key === 'Escape' && this.current && !ev.defaultPrevented) this.close();
@@ -54,8 +66,20 @@ export class AssetPanel {
     return this.current;
   }
 
+  /** Names of the open asset's current values. */
+  get attributeNames(): string[] {
+    return this.names;
+  }
+
+  /** The charted attribute and range, when a chart is shown. */
+  get chartView(): HistoryWish {
+    // While the asset loads, the chart it will open with.
+    return this.history ? { attr: this.history.attribute, range: this.history.range } : this.current ? this.wish : { attr: null, range: null };
+  }
+
   /** Shows the asset; resolves with its record once loaded (null when it could not be, or another was opened). */
-  async open(hint: AssetHint): Promise<Asset | null> {
+  async open(hint: AssetHint, wish: HistoryWish = { attr: null, range: null }): Promise<Asset | null> {
+    this.wish = wish;
     if (!this.current) this.opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     this.current = hint.id;
     this.loading?.abort();
@@ -99,16 +123,17 @@ export class AssetPanel {
     this.handlers.onClose();
   }
 
-  private header(hint: AssetHint, asset: Asset | null, busy: boolean): HTMLElement {
+  private header(hint: AssetHint, asset: Asset | null, busy: boolean, known = true): HTMLElement {
     const type = asset?.type ?? hint.type ?? hint.properties?.type ?? '';
-    const name = assetName(hint.id, asset?.context?.name);
+    // An asset that could not be found has no name, type or status to show: only its id, below.
+    const name = known ? assetName(hint.id, asset?.context?.name) : 'Asset not found';
     const last = asset?.context?.last_reading_at ?? hint.properties?.last_update_at ?? null;
     const online = isOnline(last);
     return h('header', { class: 'panel-head' },
       h('div', { class: 'panel-title' },
-        type ? h('p', { class: 'eyebrow' }, h('span', { class: `dot ${colourClass(type)}`, 'aria-hidden': 'true' }), typeLabel(type)) : null,
+        type && known ? h('p', { class: 'eyebrow' }, h('span', { class: `dot ${colourClass(type)}`, 'aria-hidden': 'true' }), typeLabel(type)) : null,
         h('h2', { id: 'asset-title', tabindex: -1 }, name),
-        busy ? h('p', { class: 'status-line' }, 'Loading…') : h('p', { class: 'status-line' },
+        busy ? h('p', { class: 'status-line' }, 'Loading…') : !known ? null : h('p', { class: 'status-line' },
           h('span', { class: `badge ${online ? 'online' : 'offline'}`, 'data-testid': 'asset-status' }, online ? 'Online' : 'Offline'),
           ` Updated ${timeAgo(last)}`)),
       h('button', {
@@ -118,8 +143,9 @@ export class AssetPanel {
   }
 
   private renderError(hint: AssetHint, message: string): void {
-    this.root.replaceChildren(this.header(hint, null, false),
-      h('div', { class: 'panel-body' }, h('p', { class: 'panel-message', role: 'alert' }, message)));
+    this.root.replaceChildren(this.header(hint, null, false, false),
+      h('div', { class: 'panel-body' }, h('p', { class: 'panel-message', role: 'alert' }, message),
+        h('code', { class: 'urn-text', 'data-testid': 'asset-urn' }, hint.id)));
   }
 
   private render(hint: AssetHint, asset: Asset | null, data: AssetData | null, busy: boolean): void {
@@ -176,12 +202,18 @@ export class AssetPanel {
       return [section];
     }
     const attrs = (data.attributes ?? []).filter((a) => a && typeof a.name === 'string' && !HIDDEN.has(a.name.toLowerCase()));
+    this.names = attrs.filter((a) => isNumeric(valueText(a.value)) || isBoolean(valueText(a.value))).map((a) => a.name);
     const chartable: Chartable[] = attrs
       .filter((a) => isNumeric(valueText(a.value)) || isBoolean(valueText(a.value)))
       .map((a) => ({ name: a.name, unit: unitOf(a), boolean: isBoolean(valueText(a.value)) }));
     // Battery level is rarely what one wants to see first.
     chartable.sort((a, b) => Number(a.name === 'batteryLevel') - Number(b.name === 'batteryLevel'));
-    if (chartable.length) this.history = new HistoryView(this.api, assetId, chartable, lastReading);
+    if (chartable.length) {
+      this.history = new HistoryView({
+        api: this.api, assetId, attrs: chartable, lastReading, attr: this.wish.attr, range: this.wish.range,
+        comparison: this.comparison, onChange: () => this.handlers.onHistory(),
+      });
+    }
 
     if (!attrs.length) {
       section.append(h('p', { class: 'panel-message' }, 'This asset reports no values yet.'));
@@ -194,7 +226,7 @@ export class AssetPanel {
         return h('li', { class: 'attribute', 'data-testid': 'attribute', 'data-name': a.name },
           h('span', { class: 'attribute-name' }, a.name),
           h('span', { class: 'attribute-value' }, numeric ? formatValue(value) : value || '—',
-            unit ? h('span', { class: 'unit' }, ` ${unit}`) : null),
+            unit && numeric ? h('span', { class: 'unit' }, ` ${unit}`) : null),
           charted && this.history ? h('button', {
             type: 'button', class: 'chip', 'aria-label': `Chart ${a.name}`,
             onclick: () => { this.history?.choose(a.name); this.history?.element.scrollIntoView({ block: 'nearest', behavior: 'smooth' }); },

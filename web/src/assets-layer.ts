@@ -1,7 +1,7 @@
 import L from 'leaflet';
 import 'leaflet.markercluster';
 import { h } from './dom';
-import { assetName, isOnline, percent, typeLabel } from './format';
+import { assetName, isOnline, joinKnown, nonEmpty, percent, typeLabel } from './format';
 import { colourClass } from './palette';
 import { compactCount, onlineRing } from './ring';
 import type { AssetFeature } from './types';
@@ -15,6 +15,7 @@ interface Entry {
   marker: L.Marker;
   feature: AssetFeature;
   online: boolean;
+  dot: HTMLElement;
 }
 
 function entryKey(f: AssetFeature): string {
@@ -23,7 +24,8 @@ function entryKey(f: AssetFeature): string {
 
 export function assetLabel(f: AssetFeature, online: boolean): string {
   const p = f.properties;
-  return `${assetName(p.id)}, ${typeLabel(p.type)}, ${p.service} by ${p.provider}, ${online ? 'online' : 'offline'}`;
+  const by = nonEmpty(p.provider);
+  return joinKnown([assetName(p.id), typeLabel(p.type), nonEmpty(p.service) && (by ? `${p.service} by ${by}` : p.service), online ? 'online' : 'offline'], ', ');
 }
 
 export class AssetsLayer {
@@ -57,11 +59,17 @@ export class AssetsLayer {
     return L.divIcon({ className: 'cluster-icon', html: el, iconSize: [px, px] });
   }
 
-  private marker(f: AssetFeature, online: boolean): L.Marker | null {
+  private colours: Map<string, string> | null = null;
+
+  private dotClass(f: AssetFeature, online: boolean): string {
+    return `asset-dot ${this.colours?.get(f.properties.id) ?? colourClass(f.properties.type)}${online ? '' : ' offline'}`;
+  }
+
+  private marker(f: AssetFeature, online: boolean): { marker: L.Marker; dot: HTMLElement } | null {
     const [lon = NaN, lat = NaN] = f.geometry?.type === 'Point' ? f.geometry.coordinates : [];
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) return null;
     const dot = h('span', {
-      class: `asset-dot ${colourClass(f.properties.type)}${online ? '' : ' offline'}`,
+      class: this.dotClass(f, online),
       'data-testid': 'asset-point', 'data-asset-id': f.properties.id,
     });
     const marker = L.marker([lat, lon], {
@@ -76,7 +84,7 @@ export class AssetsLayer {
     });
     marker.on('click', () => this.onSelect(f));
     this.online.set(marker, online);
-    return marker;
+    return { marker, dot };
   }
 
   /** Shows exactly these features. */
@@ -95,12 +103,21 @@ export class AssetsLayer {
     for (const [id, f] of wanted) {
       if (this.entries.has(id)) continue;
       const online = isOnline(f.properties.last_update_at, now);
-      const marker = this.marker(f, online);
-      if (!marker) continue;
-      this.entries.set(id, { marker, feature: f, online });
-      fresh.push(marker);
+      const made = this.marker(f, online);
+      if (!made) continue;
+      this.entries.set(id, { marker: made.marker, feature: f, online, dot: made.dot });
+      fresh.push(made.marker);
     }
     if (fresh.length) this.cluster.addLayers(fresh);
+  }
+
+  /** Colours the markers by these classes (by asset id), or by type again with null; markers are kept, only their class changes. */
+  recolour(colours: Map<string, string> | null): void {
+    this.colours = colours;
+    for (const entry of this.entries.values()) {
+      const next = this.dotClass(entry.feature, entry.online);
+      if (entry.dot.className !== next) entry.dot.className = next;
+    }
   }
 
   show(visible: boolean): void {

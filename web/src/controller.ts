@@ -1,13 +1,18 @@
 import { type Api, ApiError, isAbort } from './api';
-import { AssetPanel, type AssetHint } from './asset-panel';
+import { AssetPanel, type AssetHint, type HistoryWish } from './asset-panel';
+import { ColourBy } from './colour-by';
+import { Comparison } from './comparison';
 import { byId, debounce } from './dom';
-import { ONLINE_WINDOW_MS } from './format';
+import { count, isOnline, onlineWindowMs } from './format';
 import { type FilterState, Filters, activeCount, categoryName, matches } from './filters';
 import { ObservatoryMap, SITE_ZOOM } from './map';
 import { notify } from './notify';
 import { colourIndex } from './palette';
+import type { PageSettings } from './settings';
 import { Sidebar } from './sidebar';
+import { presetRange, type TimeRange } from './time-range';
 import type { Asset, AssetFeature, Category, Site } from './types';
+import { type ViewState, formatView, parseView } from './view-state';
 
 /** Ties the map, filters, side panel and asset panel to the discovery interface. */
 
@@ -18,6 +23,7 @@ export class Observatory {
   private services: Category[] = [];
   private providers: Category[] = [];
   private features: AssetFeature[] = [];
+  private shown: AssetFeature[] = [];
   private truncated = false;
   private total: number | null = null;
   private readonly refreshSoon = debounce(() => void this.refresh(), 250);
@@ -27,30 +33,101 @@ export class Observatory {
   private readonly sidebar = new Sidebar();
   private readonly panel: AssetPanel;
   private readonly busy = byId('map-busy');
+  private readonly comparison = new Comparison();
+  private readonly colourBy: ColourBy;
+  private readonly matchesButton = byId<HTMLButtonElement>('show-matches');
+  private finding: AbortController | null = null;
+  private started = false;
+  /** The address this page last wrote or followed. */
+  private written = '';
 
-  constructor(private readonly api: Api) {
+  constructor(private readonly api: Api, settings: PageSettings) {
     this.map = new ObservatoryMap(byId('map'), {
       onSite: (s) => this.zoomToSite(s),
       onAsset: (f) => this.openAsset({ id: f.properties.id, type: f.properties.type, properties: f.properties }, false),
-      onView: () => void this.refresh(),
+      onView: () => { void this.refresh(); this.saveView(); },
       onError: (m) => notify(m),
-    });
+    }, settings.tiles);
     this.filters = new Filters(byId<HTMLFormElement>('filters'), (state, changed) => this.filtersChanged(state, changed));
-    this.panel = new AssetPanel(byId('asset-panel'), api, {
+    this.panel = new AssetPanel(byId('asset-panel'), api, this.comparison, {
       onClose: () => {
         this.map.assets.select(null, null);
-        if (location.hash.startsWith('#asset=')) history.replaceState(null, '', location.pathname + location.search);
+        this.saveView();
       },
       onLocate: (lat, lon) => this.map.flyTo(lat, lon, 17, byId('asset-panel')),
+      onHistory: () => this.saveView(),
     });
-    window.addEventListener('popstate', () => this.followHash());
+    this.colourBy = new ColourBy(byId<HTMLSelectElement>('colour-by'), byId('colour-legend'), api, () => {
+      this.recolour();
+      this.saveView();
+    });
+    this.comparison.onChange(() => this.saveView());
+    // Back, Forward, or another address pasted in this tab: the view it describes.
+    const follow = (): void => {
+      if (this.started && location.hash !== this.written) void this.apply(parseView(location.hash));
+    };
+    window.addEventListener('popstate', follow);
+    window.addEventListener('hashchange', follow);
   }
 
+  /** Opens the view the address describes (a shared link), else the world. */
   async start(): Promise<void> {
-    await this.loadCatalog(true);
-    this.followHash();
-    await this.refresh();
+    const view = parseView(location.hash);
+    await this.loadCatalog(!view.centre && !view.asset);
+    await this.apply(view);
     this.map.refineOutlines();
+  }
+
+  /** Shows the view an address describes; what it does not name is reset. */
+  private async apply(view: ViewState): Promise<void> {
+    this.started = false;
+    try {
+      if (view.centre) this.map.setCentre(view.centre.lat, view.centre.lon, view.centre.zoom);
+      if (JSON.stringify(view.filters) !== JSON.stringify(this.filters.state)) this.filters.set(view.filters, 'reset');
+      this.refreshSoon.cancel();
+      const pending: Promise<unknown>[] = [];
+      if (view.colour !== this.colourBy.attribute) pending.push(this.colourBy.choose(view.colour));
+      const pairs = (list: readonly { id: string; attr: string }[]): string => list.map((p) => `${p.id}~${p.attr}`).join(',');
+      if (pairs(view.compare) !== pairs(this.comparison.list)) pending.push(this.comparison.restore(this.api, view.compare));
+      await Promise.all(pending);
+      const wish = { attr: view.attr, range: rangeOf(view.range) };
+      // With a centre in the address the map stays exactly there: the asset is neither flown to nor revealed.
+      if (view.asset) void this.openAsset({ id: view.asset }, !view.centre, false, wish, !view.centre);
+      else if (this.panel.openId) this.panel.close();
+    } finally {
+      this.started = true;
+      this.written = location.hash;
+    }
+    await this.refresh();
+  }
+
+  /** The view as it is now, in the address (replacing the entry: only opening an asset adds one). */
+  private saveView(push = false): void {
+    if (!this.started) return;
+    const hash = formatView(this.view());
+    if (hash === location.hash || (hash === '' && location.hash === '')) return;
+    const url = location.pathname + location.search + hash;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+    this.written = location.hash;
+  }
+
+  private view(): ViewState {
+    const chart = this.panel.chartView;
+    return {
+      centre: this.map.centre,
+      filters: this.filters.state,
+      colour: this.colourBy.attribute,
+      asset: this.panel.openId,
+      attr: chart.attr,
+      range: !chart.range ? null : chart.range.preset ? { preset: chart.range.preset } : { from: chart.range.from, to: chart.range.to },
+      compare: this.comparison.list.map(({ id, attr }) => ({ id, attr })),
+    };
+  }
+
+  private recolour(): void {
+    const ids = this.map.inAssetView ? this.shown.map((f) => f.properties.id) : [];
+    this.map.assets.recolour(this.colourBy.classes(ids));
   }
 
   /** Reloads everything that depends on who is signed in. */
@@ -73,14 +150,7 @@ export class Observatory {
     } else if ([services, providers, types].some((r) => r.status === 'rejected')) {
       notify('Some filter lists could not be loaded; the map still works.', 'info');
     }
-    if (fit && !location.hash.startsWith('#asset=')) this.map.fitSites(this.sites);
-  }
-
-  private followHash(): void {
-    const m = /^#asset=(.+)$/.exec(location.hash);
-    const id = m ? decodeURIComponent(m[1]!) : null;
-    if (id && id !== this.panel.openId) void this.openAsset({ id }, true, false);
-    if (!id && this.panel.openId) this.panel.close();
+    if (fit) this.map.fitSites(this.sites);
   }
 
   private zoomToSite(site: Site): void {
@@ -95,6 +165,7 @@ export class Observatory {
     this.render();
     if (site) this.zoomToSite(site);
     this.refreshSoon();
+    this.saveView();
   }
 
   /** Fetches what the current view needs: nothing more than the visible area's assets. */
@@ -112,15 +183,7 @@ export class Observatory {
     this.busy.hidden = false;
     this.sidebar.showLoading();
     try {
-      const state = this.filters.state;
-      const filter = [state.service && `service:${state.service}`, state.provider && `provider:${state.provider}`].filter(Boolean).join(',');
-      const { collections, total } = await this.api.geoSearch(this.map.viewRing(), {
-        city: state.site || undefined,
-        filter: filter || undefined,
-        type: state.type || undefined,
-        updatedSince: state.status === 'online' ? new Date(Date.now() - ONLINE_WINDOW_MS).toISOString() : undefined,
-        per: PER,
-      }, ctrl.signal);
+      const { collections, total } = await this.api.geoSearch(this.map.viewRing(), { ...platformFilters(this.filters.state), per: PER }, ctrl.signal);
       if (this.search !== ctrl) return;
       this.features = collections.flatMap((c) => (Array.isArray(c.features) ? c.features : []))
         .filter((f) => f?.properties?.id && f.geometry && f.geometry.type === 'Point');
@@ -146,14 +209,19 @@ export class Observatory {
     this.map.sites.show(!assetView);
     this.map.assets.show(assetView);
     if (!assetView) {
+      this.shown = [];
+      this.offerMatches(state, false);
       this.map.sites.render(this.siteViews(state));
       this.sidebar.showSites(this.sites, (s) => this.zoomToSite(s));
       return;
     }
     const now = Date.now();
     const shown = this.features.filter((f) => matches(state, f.properties, now));
+    this.shown = shown;
     const forLegend = state.type ? this.features.filter((f) => matches({ ...state, type: '' }, f.properties, now)) : shown;
     this.map.assets.render(shown, now);
+    this.recolour();
+    this.offerMatches(state, shown.length === 0 && activeCount(state) > 0);
     this.sidebar.showAssets({
       shown, forLegend, loaded: this.features.length, total: this.total, truncated: this.truncated,
       filtered: activeCount(state) > 0 && shown.length !== this.features.length,
@@ -180,15 +248,53 @@ export class Observatory {
     }));
   }
 
-  private async openAsset(hint: AssetHint, fly: boolean, push = true): Promise<void> {
-    const hash = `#asset=${encodeURIComponent(hint.id)}`;
-    if (push && location.hash !== hash) history.pushState(null, '', hash);
+  /**
+   * With filters that match nothing in view, offers to go to the matches elsewhere: the platform is
+   * asked for them (the first 1,000 with their positions, and how many there are in all).
+   */
+  private offerMatches(state: FilterState, wanted: boolean): void {
+    this.finding?.abort();
+    this.finding = null;
+    this.matchesButton.hidden = true;
+    if (!wanted || !this.started) return;
+    const ctrl = new AbortController();
+    this.finding = ctrl;
+    void (async () => {
+      try {
+        const { assets, total } = await this.api.matching(platformFilters(state), ctrl.signal);
+        if (ctrl.signal.aborted) return;
+        const now = Date.now();
+        const found = assets.filter((a) => state.status !== 'offline' || !isOnline(a.context?.last_reading_at, now));
+        const points = found.flatMap((a): [number, number][] => {
+          const p = a.context?.position;
+          return typeof p?.latitude === 'number' && typeof p.longitude === 'number' ? [[p.latitude, p.longitude]] : [];
+        });
+        const n = state.status === 'offline' ? found.length : total ?? found.length;
+        if (!points.length || n === 0) return;
+        this.matchesButton.textContent = `Show the ${count(n, 'match').replace(/matchs$/, 'matches')}`;
+        this.matchesButton.dataset.count = String(n);
+        this.matchesButton.onclick = () => {
+          this.matchesButton.hidden = true;
+          this.map.fitPoints(points);
+        };
+        this.matchesButton.hidden = false;
+      } catch (err) {
+        if (!isAbort(err)) this.matchesButton.hidden = true;
+      }
+    })();
+  }
+
+  private async openAsset(hint: AssetHint, fly: boolean, push = true, wish?: HistoryWish, move = true): Promise<void> {
     const coords = hint.properties ? this.features.find((f) => f.properties.id === hint.id)?.geometry?.coordinates : undefined;
     if (coords) this.map.assets.select(coords[1] ?? null, coords[0] ?? null, hint.type);
-    const asset = await this.panel.open(hint);
+    const opening = this.panel.open(hint, wish);
+    if (push) this.saveView(true);
+    const asset = await opening;
+    if (asset) this.colourBy.note(this.panel.attributeNames);
     const pos = asset?.context?.position ?? hint.asset?.context?.position;
     if (this.panel.openId !== hint.id || typeof pos?.latitude !== 'number' || typeof pos.longitude !== 'number') return;
     this.map.assets.select(pos.latitude, pos.longitude, asset?.type ?? hint.type);
+    if (!move) return;
     if (fly) this.map.flyTo(pos.latitude, pos.longitude, 16, byId('asset-panel'));
     else this.map.reveal(pos.latitude, pos.longitude, byId('asset-panel'));
   }
@@ -197,4 +303,20 @@ export class Observatory {
   pick(asset: Asset): void {
     void this.openAsset({ id: asset.id, type: asset.type, asset }, true);
   }
+}
+
+/** The filters the platform applies itself ("offline" stays a page-side filter). */
+function platformFilters(state: FilterState): { city?: string; filter?: string; type?: string; updatedSince?: string } {
+  const filter = [state.service && `service:${state.service}`, state.provider && `provider:${state.provider}`].filter(Boolean).join(',');
+  return {
+    city: state.site || undefined,
+    filter: filter || undefined,
+    type: state.type || undefined,
+    updatedSince: state.status === 'online' ? new Date(Date.now() - onlineWindowMs()).toISOString() : undefined,
+  };
+}
+
+function rangeOf(range: ViewState['range']): TimeRange | null {
+  if (!range) return null;
+  return 'preset' in range ? presetRange(range.preset) : { preset: null, from: range.from, to: range.to };
 }

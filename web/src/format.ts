@@ -1,6 +1,28 @@
 /** Small, pure formatting helpers shared by the map, the lists and the asset panel. */
 
-export const ONLINE_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The platform's online window (ONLINE_WINDOW), read from its settings at start; 24 h until then. */
+let onlineWindow = 24 * 60 * 60 * 1000;
+
+export function setOnlineWindow(ms: number): void {
+  if (Number.isFinite(ms) && ms > 0) onlineWindow = ms;
+}
+
+export function onlineWindowMs(): number {
+  return onlineWindow;
+}
+
+/** `24 h`, `90 min`, `2 days`: the online window as a sentence says it. */
+export function describeDuration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes % 1440 === 0 && minutes > 1440) return `${minutes / 1440} days`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}
+
+/** Values joined with ` · `, leaving out those that are missing (never printed as "null"). */
+export function joinKnown(values: unknown[], separator = ' · '): string {
+  return values.map(nonEmpty).filter((v): v is string => v !== null).join(separator);
+}
 
 /** Epoch ms from an epoch-ms number, an epoch-seconds number or an ISO string; null when unknown. */
 export function toEpochMs(value: unknown): number | null {
@@ -14,7 +36,7 @@ export function toEpochMs(value: unknown): number | null {
 
 export function isOnline(lastUpdate: unknown, now = Date.now()): boolean {
   const t = toEpochMs(lastUpdate);
-  return t !== null && now - t <= ONLINE_WINDOW_MS;
+  return t !== null && now - t <= onlineWindow;
 }
 
 export function timeAgo(value: unknown, now = Date.now()): string {

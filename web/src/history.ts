@@ -1,10 +1,18 @@
 import { type Api, ApiError, isAbort } from './api';
-import { Chart } from './chart';
+import { Chart, type ChartLine, LINE_COLOURS } from './chart';
+import { chartCsv, csvFilename, download } from './chart-csv';
+import { type Compared, type Comparison, samePair } from './comparison';
 import { h } from './dom';
-import { formatNumber } from './format';
-import { RANGES, type RangeKey, type Series, loadSeries } from './series';
+import { assetName, formatNumber } from './format';
+import { notify } from './notify';
+import { type Series, loadSeries } from './series';
+import { RangePicker, type TimeRange, firstPreset, presetRange } from './time-range';
+import { MAX_COMPARED } from './view-state';
 
-/** The "History" section of the asset panel: attribute and range pickers over a chart. */
+/**
+ * The "History" section of the asset panel: attribute and time range over a chart, the assets
+ * compared with this one, and downloads of what the chart shows and of the whole history.
+ */
 
 export interface Chartable {
   name: string;
@@ -13,19 +21,34 @@ export interface Chartable {
   boolean: boolean;
 }
 
+export interface HistoryOptions {
+  api: Api;
+  assetId: string;
+  attrs: Chartable[];
+  /** Epoch ms of the asset's last reading: picks the first range when none is asked for. */
+  lastReading: number | null;
+  attr: string | null;
+  range: TimeRange | null;
+  comparison: Comparison;
+  /** The attribute or range changed (for the address). */
+  onChange(): void;
+}
+
 let uid = 0;
 
+const RESOLUTION_WORDS: Record<Series['resolution'], string> = { raw: 'readings', minute: 'means per minute', hour: 'hourly means', day: 'daily means' };
+
 /** A sentence for screen readers, since the chart itself is a canvas. */
-function describeSeries(series: Series, attr: Chartable, range: string): string {
+function describeLine(series: Series, line: ChartLine): string {
   const values = series.y.filter((v): v is number => v !== null);
-  if (attr.boolean) {
+  if (values.length === 0) return `${line.label}: no readings.`;
+  if (line.boolean) {
     const on = values.filter((v) => v === 1).length;
-    return `${attr.name}, ${range.toLowerCase()}: ${values.length} readings, true in ${Math.round((on / Math.max(values.length, 1)) * 100)}% of them, latest ${values[values.length - 1] === 1 ? 'true' : 'false'}.`;
+    return `${line.label}: ${values.length} readings, true in ${Math.round((on / values.length) * 100)}% of them, latest ${values[values.length - 1] === 1 ? 'true' : 'false'}.`;
   }
-  const unit = attr.unit ? ` ${attr.unit}` : '';
-  const last = values[values.length - 1] ?? 0;
-  return `${attr.name}, ${range.toLowerCase()}: ${values.length} ${series.aggregated ? 'hourly means' : 'readings'}, `
-    + `lowest ${formatNumber(Math.min(...values))}${unit}, highest ${formatNumber(Math.max(...values))}${unit}, latest ${formatNumber(last)}${unit}.`;
+  const unit = line.unit ? ` ${line.unit}` : '';
+  return `${line.label}: ${values.length} ${RESOLUTION_WORDS[series.resolution]}, lowest ${formatNumber(Math.min(...values))}${unit}, `
+    + `highest ${formatNumber(Math.max(...values))}${unit}, latest ${formatNumber(values[values.length - 1]!)}${unit}.`;
 }
 
 export class HistoryView {
@@ -34,77 +57,168 @@ export class HistoryView {
   private readonly chartHost: HTMLElement;
   private readonly status: HTMLElement;
   private readonly attrSelect: HTMLSelectElement;
-  private range: RangeKey = '24h';
+  private readonly picker: RangePicker;
+  private readonly compareList: HTMLElement;
+  private readonly compareButton: HTMLButtonElement;
+  private readonly exportLink: HTMLAnchorElement;
   private attr: Chartable;
+  /** The range picked (before any zoom on the chart): a double click comes back to it. */
+  private picked: TimeRange;
   private loading: AbortController | null = null;
+  private lines: ChartLine[] = [];
+  private readonly stopListening: () => void;
 
-  /** `lastReading` (epoch ms) picks the first range: a quiet asset opens on a range that still shows its data. */
-  constructor(private readonly api: Api, private readonly assetId: string, private readonly attrs: Chartable[], lastReading: number | null) {
-    this.attr = attrs[0]!;
-    const age = lastReading === null ? 0 : Date.now() - lastReading;
-    this.range = RANGES.find((r) => age <= r.hours * 3600_000)?.key ?? '30d';
+  constructor(private readonly o: HistoryOptions) {
+    this.attr = o.attrs.find((a) => a.name === o.attr) ?? o.attrs[0]!;
+    this.picked = o.range ?? presetRange(firstPreset(o.lastReading));
     const id = `history-${++uid}`;
     this.attrSelect = h('select', { id: `${id}-attr`, 'data-testid': 'chart-attribute' },
-      ...attrs.map((a) => h('option', { value: a.name }, a.name)));
+      ...o.attrs.map((a) => h('option', { value: a.name }, a.name)));
+    this.attrSelect.value = this.attr.name;
     this.attrSelect.addEventListener('change', () => this.choose(this.attrSelect.value));
+    this.picker = new RangePicker(this.picked, (range) => {
+      this.picked = range;
+      this.changed();
+    });
 
-    const ranges = h('fieldset', { class: 'segmented compact', 'data-testid': 'chart-range' },
-      h('legend', { class: 'visually-hidden' }, 'Time range'),
-      ...RANGES.flatMap((r) => [
-        h('input', {
-          type: 'radio', name: `${id}-range`, id: `${id}-${r.key}`, value: r.key,
-          checked: r.key === this.range, 'data-testid': `chart-range-${r.key}`,
-          onchange: () => { this.range = r.key; void this.load(); },
-        }),
-        h('label', { for: `${id}-${r.key}` }, r.label),
-      ]));
-
-    this.status = h('p', { class: 'chart-status', role: 'status' });
+    this.status = h('p', { class: 'chart-status', role: 'status', 'data-testid': 'chart-status' });
     this.chartHost = h('div', { class: 'chart', role: 'img', 'aria-label': 'Chart loading', 'data-testid': 'asset-chart', 'data-state': 'loading', 'data-points': 0 });
     this.chart = new Chart(this.chartHost);
+    this.compareList = h('ul', { class: 'compare-list', 'data-testid': 'compare-list', 'aria-label': 'Compared with' });
+    this.compareButton = h('button', {
+      type: 'button', class: 'chip', 'data-testid': 'compare-add',
+      title: 'Keep this attribute on the chart while you open other assets',
+      onclick: () => this.pin(),
+    }, 'Add to comparison');
+    this.exportLink = h('a', {
+      class: 'link-button', 'data-testid': 'history-export', download: '',
+      onclick: (ev: Event) => { ev.preventDefault(); void this.exportWhole(); },
+    }, 'Whole history (CSV)');
     this.element = h('section', { class: 'panel-section', 'aria-labelledby': `${id}-title` },
       h('h3', { id: `${id}-title` }, 'History'),
       h('div', { class: 'chart-controls' },
         h('div', { class: 'field inline' }, h('label', { for: `${id}-attr` }, 'Attribute'), this.attrSelect),
-        ranges),
+        this.picker.element),
       this.chartHost,
-      this.status);
+      this.status,
+      h('p', { class: 'hint chart-hint' }, 'Drag across the chart to zoom in; double-click to go back.'),
+      h('div', { class: 'chart-actions' },
+        this.compareButton,
+        h('button', { type: 'button', class: 'chip', 'data-testid': 'chart-csv', onclick: () => this.downloadShown() }, 'Download CSV'),
+        this.exportLink),
+      this.compareList);
+    this.stopListening = o.comparison.onChange(() => {
+      this.showComparison();
+      void this.load();
+    });
+    this.showComparison();
+    this.setExportHref();
+  }
+
+  get attribute(): string {
+    return this.attr.name;
+  }
+
+  get range(): TimeRange {
+    return this.picker.value;
   }
 
   /** Charts another attribute; called by the attribute list too. */
   choose(name: string): void {
-    const next = this.attrs.find((a) => a.name === name);
+    const next = this.o.attrs.find((a) => a.name === name);
     if (!next) return;
     this.attr = next;
     this.attrSelect.value = name;
+    this.setExportHref();
+    this.changed();
+  }
+
+  private changed(): void {
+    this.o.onChange();
+    this.showComparison();
     void this.load();
+  }
+
+  private zoom(from: number, to: number): void {
+    this.picker.set({ preset: null, from, to });
+    this.o.onChange();
+    void this.load();
+  }
+
+  private reset(): void {
+    this.picker.set(this.picked.preset ? presetRange(this.picked.preset) : this.picked);
+    this.o.onChange();
+    void this.load();
+  }
+
+  private primary(): Compared {
+    const label = `${assetName(this.o.assetId)} · ${this.attr.name}`;
+    return { id: this.o.assetId, attr: this.attr.name, label, unit: this.attr.unit, boolean: this.attr.boolean };
+  }
+
+  /** This asset's attribute first, then the compared ones, at most six lines. */
+  private pairs(): Compared[] {
+    const primary = this.primary();
+    return [primary, ...this.o.comparison.list.filter((p) => !samePair(p, primary))].slice(0, MAX_COMPARED);
+  }
+
+  private pin(): void {
+    if (!this.o.comparison.add(this.primary())) notify(`At most ${MAX_COMPARED} series can be compared.`, 'info', 3000);
+    else this.o.onChange();
+  }
+
+  private showComparison(): void {
+    const list = this.o.comparison.list;
+    const pinned = this.o.comparison.has(this.primary());
+    this.compareButton.disabled = pinned || this.o.comparison.full;
+    this.compareButton.textContent = pinned ? 'In the comparison' : 'Add to comparison';
+    const colours = new Map(this.pairs().map((p, i) => [`${p.id}~${p.attr}`, LINE_COLOURS[i]!]));
+    this.compareList.replaceChildren(...list.map((p) => h('li', { class: 'compare-item', 'data-testid': 'compare-item' },
+      h('span', { class: `swatch s${[...colours.keys()].indexOf(`${p.id}~${p.attr}`)}`, 'aria-hidden': 'true' }),
+      h('span', { class: 'compare-label' }, p.label),
+      h('button', {
+        type: 'button', class: 'icon-button small', 'aria-label': `Remove ${p.label} from the comparison`, 'data-testid': 'compare-remove',
+        onclick: () => { this.o.comparison.remove(p); this.o.onChange(); },
+      }, '×'))));
   }
 
   async load(): Promise<void> {
     this.loading?.abort();
     const ctrl = new AbortController();
     this.loading = ctrl;
+    const { from, to } = this.picker.value;
     this.chartHost.dataset.state = 'loading';
     this.chartHost.setAttribute('aria-busy', 'true');
     this.status.textContent = 'Loading readings…';
+    const pairs = this.pairs();
+    const comparing = pairs.length > 1;
     try {
-      const series = await loadSeries(this.api, this.assetId, this.attr.name, this.range, this.attr.boolean, ctrl.signal);
+      const results = await Promise.allSettled(pairs.map((p) => loadSeries(this.o.api, p.id, p.attr, from, to, p.boolean, ctrl.signal)));
       if (ctrl.signal.aborted) return;
-      const points = series.y.filter((v) => v !== null).length;
+      const primary = results[0]!;
+      if (primary.status === 'rejected') throw primary.reason;
+      const loaded = results.map((r, i) => ({ pair: pairs[i]!, series: r.status === 'fulfilled' ? r.value : null }));
+      this.lines = loaded.flatMap(({ pair, series }, i) => (series ? [{
+        label: (comparing ? pair.label : pair.attr) + (series.resolution === 'raw' ? '' : ` (${RESOLUTION_WORDS[series.resolution].replace(/s$/, '')})`),
+        unit: pair.unit, boolean: pair.boolean, colour: LINE_COLOURS[i]!, x: series.x, y: series.y,
+      }] : []));
+      const points = loaded[0]!.series!.y.filter((v) => v !== null).length;
+      const all = this.lines.reduce((n, l) => n + l.y.filter((v) => v !== null).length, 0);
       this.chartHost.dataset.points = String(points);
-      if (points === 0) {
-        this.chart.clear();
-        this.chartHost.dataset.state = 'empty';
-        this.status.textContent = 'No readings in this period.';
-        return;
-      }
-      this.chart.draw(series, this.attr.name, this.attr.unit, this.attr.boolean);
-      this.chartHost.dataset.state = 'ready';
-      this.chartHost.setAttribute('aria-label', describeSeries(series, this.attr, RANGES.find((r) => r.key === this.range)?.label ?? ''));
-      const what = series.aggregated ? `${points} hourly means` : `${points} readings`;
-      this.status.textContent = series.truncated ? `${what}; the most recent ones are not shown.` : what;
+      this.chartHost.dataset.lines = String(this.lines.length);
+      this.chart.draw(this.lines, from, to, { onZoom: (a, b) => this.zoom(a, b), onReset: () => this.reset() });
+      this.chartHost.dataset.state = all === 0 ? 'empty' : 'ready';
+      this.chartHost.setAttribute('aria-label', all === 0 ? 'No readings in this period.'
+        : loaded.flatMap(({ series }, i) => (series ? [describeLine(series, this.lines[i]!)] : [])).join(' '));
+      const failed = loaded.filter((l) => !l.series).length;
+      const first = loaded[0]!.series!;
+      const what = all === 0 ? 'No readings in this period.'
+        : comparing ? `${this.lines.length} series, ${formatNumber(all)} points.`
+          : `${formatNumber(points)} ${RESOLUTION_WORDS[first.resolution]}${first.truncated ? '; the most recent ones are not shown' : ''}.`;
+      this.status.textContent = failed ? `${what} ${failed} compared series could not be loaded.` : what;
     } catch (err) {
       if (isAbort(err)) return;
+      this.lines = [];
       this.chart.clear();
       this.chartHost.dataset.state = 'error';
       this.status.textContent = err instanceof ApiError && err.status === 404
@@ -115,8 +229,40 @@ export class HistoryView {
     }
   }
 
+  private downloadShown(): void {
+    if (!this.lines.length) {
+      notify('There is nothing on the chart to download.', 'info', 3000);
+      return;
+    }
+    const { from, to } = this.picker.value;
+    download(chartCsv(this.lines), csvFilename(`${assetName(this.o.assetId)}-${this.attr.name}`, from, to));
+  }
+
+  /** The datasource's export of the asset's whole history. */
+  private exportUrl(): string {
+    const q = new URLSearchParams({ from: new Date(0).toISOString(), to: new Date().toISOString() });
+    return `/datasource/${encodeURIComponent(this.o.assetId)}/export?${q.toString()}`;
+  }
+
+  private setExportHref(): void {
+    this.exportLink.href = this.exportUrl();
+  }
+
+  /** Fetched rather than followed, to ask for CSV; a platform without the export says so instead of opening an error page. */
+  private async exportWhole(): Promise<void> {
+    this.setExportHref();
+    try {
+      const csv = await this.o.api.document(this.exportUrl(), 'text/csv');
+      if (csv === null) notify('This platform does not offer the whole history for download.', 'info', 4000);
+      else download(csv, csvFilename(`${assetName(this.o.assetId)}-history`, 0, Date.now()));
+    } catch (err) {
+      notify(err instanceof ApiError ? `The history could not be downloaded. ${err.message}` : 'The history could not be downloaded just now.', 'info', 4000);
+    }
+  }
+
   destroy(): void {
     this.loading?.abort();
+    this.stopListening();
     this.chart.destroy();
   }
 }

@@ -8,6 +8,7 @@ import { Observatory } from './controller';
 import { byId } from './dom';
 import { notify } from './notify';
 import { SearchBox } from './search';
+import { loadSettings } from './settings';
 
 async function main(): Promise<void> {
   const auth = new Auth();
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   if (signInProblem) notify(signInProblem);
 
   const api = new Api(auth);
-  const observatory = new Observatory(api);
+  const observatory = new Observatory(api, await loadSettings());
   bindAccount(auth);
   auth.onChange((reason) => {
     if (reason === 'expired') notify('Your session has ended; you now see public assets only. Sign in again to see your experiments.', 'info');

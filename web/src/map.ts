@@ -2,7 +2,9 @@ import L from 'leaflet';
 import { AssetsLayer } from './assets-layer';
 import { addBaseMap, type BaseMap } from './basemap';
 import { debounce } from './dom';
+import type { TileSettings } from './settings';
 import { SitesLayer } from './sites-layer';
+import { addStreetMap } from './tiles';
 import type { AssetFeature, Site } from './types';
 
 /** From this zoom on, the map shows the assets of the visible area instead of one marker per site. */
@@ -24,9 +26,10 @@ export class ObservatoryMap {
   readonly map: L.Map;
   readonly sites: SitesLayer;
   readonly assets: AssetsLayer;
-  private readonly baseMap: BaseMap;
+  private baseMap: BaseMap | null = null;
+  private refined = false;
 
-  constructor(el: HTMLElement, handlers: MapHandlers) {
+  constructor(el: HTMLElement, handlers: MapHandlers, tiles: TileSettings | null) {
     this.map = L.map(el, {
       center: [48, 10],
       zoom: 4,
@@ -39,13 +42,19 @@ export class ObservatoryMap {
       attributionControl: false,
       keyboard: true,
     });
-    L.control.attribution({ prefix: false, position: 'bottomright' })
-      .addAttribution('Outlines: Natural Earth')
-      .addTo(this.map);
+    const attribution = L.control.attribution({ prefix: false, position: 'bottomright' }).addTo(this.map);
+    const outlines = (): void => {
+      attribution.addAttribution('Outlines: Natural Earth');
+      const base = addBaseMap(this.map, handlers.onError);
+      this.baseMap = base;
+      if (this.refined) base.refine();
+    };
     L.control.scale({ position: 'bottomright', imperial: false }).addTo(this.map);
     this.map.getContainer().setAttribute('aria-roledescription', 'map');
 
-    this.baseMap = addBaseMap(this.map, handlers.onError);
+    // With a street map the outlines are only the fallback: they are loaded when the tiles cannot be.
+    if (tiles) addStreetMap(this.map, tiles, outlines);
+    else outlines();
     this.sites = new SitesLayer(this.map, handlers.onSite);
     this.assets = new AssetsLayer(this.map, handlers.onAsset);
 
@@ -55,7 +64,8 @@ export class ObservatoryMap {
 
   /** Finer outlines once the first view is up: loading them first would delay it. */
   refineOutlines(): void {
-    this.baseMap.refine();
+    this.refined = true;
+    this.baseMap?.refine();
   }
 
   get inAssetView(): boolean {
@@ -80,6 +90,22 @@ export class ObservatoryMap {
       .map((p) => L.latLng(p.latitude as number, p.longitude as number));
     if (points.length > 1) this.map.fitBounds(L.latLngBounds(points), { padding: [60, 60], maxZoom: 6, animate: false });
     else if (points[0]) this.map.setView(points[0], 6, { animate: false });
+  }
+
+  /** The map's centre and zoom (for the address). */
+  get centre(): { lat: number; lon: number; zoom: number } {
+    const c = this.map.getCenter();
+    return { lat: c.lat, lon: c.lng, zoom: this.map.getZoom() };
+  }
+
+  setCentre(lat: number, lon: number, zoom: number): void {
+    this.map.setView([lat, lon], zoom, { animate: false });
+  }
+
+  /** Brings all these [lat, lon] points into view. */
+  fitPoints(points: [number, number][]): void {
+    if (points.length === 1) this.map.setView(points[0]!, Math.max(this.map.getZoom(), 15), { animate: false });
+    else if (points.length > 1) this.map.fitBounds(L.latLngBounds(points), { padding: [40, 40], maxZoom: 17, animate: false });
   }
 
   /** Flies to a point; with `cover` (a panel over the map) the point lands in the middle of what stays visible. */

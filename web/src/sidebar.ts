@@ -1,5 +1,5 @@
 import { byId, h } from './dom';
-import { assetName, count, formatNumber, isOnline, percent, typeLabel } from './format';
+import { assetName, count, describeDuration, formatNumber, isOnline, joinKnown, onlineWindowMs, percent, typeLabel } from './format';
 import { type ListItem, bindListKeys, renderList } from './list';
 import { colourClass } from './palette';
 import type { AssetFeature, Site } from './types';
@@ -30,7 +30,7 @@ export class Sidebar {
     const assets = sites.reduce((n, s) => n + (s.attributes?.assets ?? 0), 0);
     const online = sites.reduce((n, s) => n + (s.attributes?.online ?? 0), 0);
     this.setSummary(`${count(sites.length, 'site')} · ${count(assets, 'asset')}`,
-      `${percent(online, assets)}% online in the last 24 h`,
+      `${percent(online, assets)}% online in the last ${describeDuration(onlineWindowMs())}`,
       'Zoom in on a site to see its assets.');
     this.legend.replaceChildren();
     this.title.textContent = 'Sites';
@@ -96,7 +96,7 @@ export class Sidebar {
     renderList(this.list, sorted.slice(0, MAX_ROWS).map((f): ListItem => ({
       key: f.properties.id,
       primary: assetName(f.properties.id),
-      secondary: `${typeLabel(f.properties.type)} · ${f.properties.service} · ${f.properties.provider}`,
+      secondary: joinKnown([typeLabel(f.properties.type), f.properties.service, f.properties.provider]),
       badge: isOnline(f.properties.last_update_at, now) ? undefined : 'offline',
       dotClass: colourClass(f.properties.type),
       testId: 'asset-item',

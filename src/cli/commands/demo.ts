@@ -10,7 +10,7 @@ function describe(s: DemoSummary): string {
     `demo city loaded (${s.from} to ${s.to})`,
     `  sites:           ${n(s.sites)}`,
     `  dictionary:      ${n(s.dictionary.assetTypes)} asset types, ${n(s.dictionary.attributeTypes)} attribute types, ${n(s.dictionary.units)} units`,
-    `  assets:          ${n(s.assets.total)} (${n(s.assets.created)} created now, ${n(s.assets.existing)} already there; ${n(s.assets.featured)} with a history)`,
+    `  assets:          ${n(s.assets.total)} (${n(s.assets.created)} created now, ${n(s.assets.existing)} already there; ${n(s.assets.stopped)} stopped days ago)`,
     `  requests:        ${n(s.assets.created)} creates, ${n(s.updates)} updates`,
     `  readings added:  ${n(s.readings)}`,
   ];
@@ -26,11 +26,11 @@ const positiveInt = (name: string, min: number, max: number) => (value: string) 
 
 export function demoCommands(program: Command): void {
   program.command('demo')
-    .description('load the demo city: the real OrganiCity sites, types and asset positions, with a week of synthetic readings for the featured assets (idempotent)')
-    .option('--days <n>', 'days of history of the featured assets', positiveInt('days', 1, 31), 7)
-    .option('--step <minutes>', 'minutes between two readings of a featured asset', positiveInt('step', 5, 1440), 30)
+    .description('load the demo city: the real OrganiCity sites, types and asset positions, with a week of synthetic readings for every asset at its kind\'s cadence, some sensors stopped and some gaps (idempotent)')
+    .option('--days <n>', 'days of history', positiveInt('days', 1, 31), 7)
+    .option('--step <minutes>', 'minutes between two readings of every asset (default: each kind\'s cadence, 30 min to 6 h)', positiveInt('step', 5, 1440))
     .option('--json', 'print the summary as JSON')
-    .action(async (o: { days: number; step: number; json?: boolean }) => {
+    .action(async (o: { days: number; step?: number; json?: boolean }) => {
       await withStore(async (store, config) => {
         // The whole platform on this store, as `serve` builds it, so the data goes through the federation service.
         const clock = new ManualClock(Date.now());
