@@ -122,6 +122,11 @@ export async function writeEntities(
         else outcome[attempt.index] = refusedCreate(entity, created, site.id);
         return;
       }
+      // A delete of the entity answers whether it was found; a removal of attributes is an update.
+      if (typeof result === 'boolean') {
+        outcome[attempt.index] = result ? 'written' : { failure: { entity, kind: 'not-found' } };
+        return;
+      }
       const updated = result as UpdateOutcome;
       if (updated === 'updated') outcome[attempt.index] = 'written';
       else if (updated !== 'not-found') outcome[attempt.index] = refusedUpdate(entity, updated, ctx.config.maxAttributes);

@@ -32,7 +32,7 @@ for (const kind of STORES) {
       for (const r of READINGS) {
         await sql`insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (1, ${r.name}, ${r.recvTime}, ${r.type}, ${r.value})`.execute(store.db);
       }
-      assert.deepEqual(await store.migrate(), ['1000-readings-observed-time']);
+      assert.ok((await store.migrate()).includes('1000-readings-observed-time'));
     });
     after(async () => {
       await store.close();
