@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { createSchema, deleteSchema, FederationError, getSchema, updateSchema } from '../../contracts/federation.js';
-import type { NgsiAttributes } from '../../domain/asset-body.js';
-import { renderEntity } from '../../domain/ngsi-entity-format.js';
+import { createSchema, deleteSchema, FederationError, updateSchema } from '../../contracts/federation.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
-import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
+import { createAsset, deleteAsset, updateAsset } from '../../services/federation.js';
+import { entityReadRoutes } from './entity-reads.js';
+import { queryOperationRoutes } from './op-query.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
-
-const JSON_TYPE = 'application/json';
+import { typeRoutes } from './types.js';
 
 /**
  * The federation interface (spec part A), NGSI v2 as Orion speaks it, at
@@ -53,14 +52,7 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
     return reply.code(204).send();
   });
 
-  app.get('/entities/:assetId', { schema: getSchema }, async (request, reply) => {
-    const site = await siteOfRequest(request, ctx);
-    checkPlatformService(request, service, false);
-    const keyValues = checkOptions(request, ['keyValues']).has('keyValues');
-    const asset = await getAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
-    const attributes = JSON.parse(asset.attrs) as NgsiAttributes;
-    const entity = renderEntity({ id: asset.id, type: asset.type, attributes }, keyValues ? 'keyValues' : 'normalized');
-    // A Buffer keeps the media type exactly application/json, as NGSI clients expect.
-    return reply.code(200).header('content-type', JSON_TYPE).send(Buffer.from(JSON.stringify(entity)));
-  });
+  await entityReadRoutes(app, ctx);
+  await typeRoutes(app, ctx);
+  await queryOperationRoutes(app, ctx);
 }

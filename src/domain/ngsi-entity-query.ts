@@ -1,0 +1,407 @@
+import type { NgsiAttributes } from './asset-body.js';
+import { AppError, badRequest } from './errors.js';
+import { circleBox, distanceKm, kmToRadians, padBox, type Box, type Point } from './geo.js';
+import { isAttrsFormat, parseAttributeList, type AttrsFormat } from './ngsi-entity-format.js';
+import { matchesGeoRelation, parseGeoRelation, type GeoQueryText, type GeoRelation } from './ngsi-georel.js';
+import { matchesSimpleQuery, parseSimpleQuery, type SimpleQuery } from './ngsi-simple-query.js';
+import { positionFromAttributes } from './position.js';
+import { readWholeNumber } from './whole-number.js';
+
+/**
+ * A query over a site's entities, as GET /v2/entities and POST /v2/op/query
+ * give it (Orion's manual, "List Entities" and "Query"): which entities, in
+ * what order, which page, and how they are written out. Parsing refuses what
+ * it cannot read with a 400 naming the field; evaluation is plain functions,
+ * so the store can take the parts SQL answers well (ids, types, paging, counts,
+ * a bounding box) and the rest is checked here, on the rows it returns.
+ */
+
+/** One entity selector: all of its conditions hold. */
+export interface EntitySelector {
+  ids?: readonly string[];
+  idPattern?: RegExp;
+  types?: readonly string[];
+  typePattern?: RegExp;
+}
+
+/** Properties an entity can be ordered by besides its attributes (Orion's builtins). */
+export type BuiltinOrder = 'id' | 'type' | 'dateCreated' | 'dateModified';
+
+export type OrderKey =
+  | { by: 'builtin'; name: BuiltinOrder; descending: boolean }
+  | { by: 'attribute'; name: string; descending: boolean }
+  | { by: 'distance' };
+
+export interface EntityQuery {
+  /** Any one selector matching is enough; none means every entity of the site. */
+  selectors: readonly EntitySelector[];
+  q?: SimpleQuery | undefined;
+  geo?: GeoRelation | undefined;
+  attrs?: readonly string[] | undefined;
+  /** Empty: creation order. */
+  orderBy: readonly OrderKey[];
+  limit: number;
+  offset: number;
+  count: boolean;
+  format: AttrsFormat;
+  /** `options=unique`: the values format, repeated values left out. */
+  unique: boolean;
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 1000;
+/** A regular expression longer than this is refused (they are compiled per request). */
+const MAX_PATTERN_LENGTH = 1024;
+const BUILTIN_ORDERS: readonly BuiltinOrder[] = ['id', 'type', 'dateCreated', 'dateModified'];
+
+/** The options a listing understands; `skipForwarding` is accepted and has nothing to skip. */
+const LIST_OPTIONS = ['count', 'keyValues', 'values', 'unique', 'skipForwarding'] as const;
+/** The options a read of one entity understands. */
+export const ENTITY_OPTIONS = ['keyValues', 'values', 'unique', 'skipForwarding'] as const;
+
+/** The description of a parse failure, prefixed with the field it concerns. */
+function naming<T>(field: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'BAD_REQUEST') {
+      throw badRequest(`Invalid ${field}: ${error.message.replace(/^Invalid [a-z ]+: /i, '')}`);
+    }
+    throw error;
+  }
+}
+
+function compilePattern(field: string, source: string): RegExp {
+  if (source === '') throw badRequest(`Invalid ${field}: empty regular expression`);
+  if (source.length > MAX_PATTERN_LENGTH) throw badRequest(`Invalid ${field}: longer than ${MAX_PATTERN_LENGTH} characters`);
+  try {
+    return new RegExp(source, 'u');
+  } catch {
+    throw badRequest(`Invalid ${field}: ${JSON.stringify(source)} is not a valid regular expression`);
+  }
+}
+
+/** The format and the count flag an `options` list asks for; an option not in `allowed` is a 400. */
+export function parseOptions(text: string | undefined, allowed: readonly string[]): { format: AttrsFormat; unique: boolean; count: boolean } {
+  const options = text === undefined ? [] : text.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const unknown = options.find((o) => !allowed.includes(o));
+  if (unknown !== undefined) throw badRequest(`Invalid options: ${JSON.stringify(unknown)} is not supported here (${allowed.join(', ')})`);
+  const formats = [...new Set(options.filter((o) => isAttrsFormat(o) || o === 'unique'))];
+  if (formats.length > 1) throw badRequest(`Invalid options: ${formats.join(' and ')} exclude each other`);
+  const unique = formats[0] === 'unique';
+  const format: AttrsFormat = unique ? 'values' : ((formats[0] as AttrsFormat | undefined) ?? 'normalized');
+  return { format, unique, count: options.includes('count') };
+}
+
+/** `orderBy`: comma-separated keys, `!` for descending, none repeated; `geo:distance` only with `near`. */
+export function parseOrderBy(text: string, geo: GeoRelation | undefined): OrderKey[] {
+  const keys = parseAttributeList('orderBy', text);
+  const seen = new Set<string>();
+  return keys.map((key): OrderKey => {
+    const descending = key.startsWith('!');
+    const name = descending ? key.slice(1) : key;
+    if (name === '') throw badRequest(`Invalid orderBy: empty key in ${JSON.stringify(text)}`);
+    if (seen.has(name)) throw badRequest(`Invalid orderBy: ${JSON.stringify(name)} is given more than once`);
+    seen.add(name);
+    if (name === 'geo:distance') {
+      if (descending || keys.length > 1) throw badRequest('Invalid orderBy: geo:distance stands alone, ascending');
+      if (geo?.relation !== 'near') throw badRequest('Invalid orderBy: geo:distance needs georel=near');
+      return { by: 'distance' };
+    }
+    if ((BUILTIN_ORDERS as readonly string[]).includes(name)) return { by: 'builtin', name: name as BuiltinOrder, descending };
+    return { by: 'attribute', name, descending };
+  });
+}
+
+/** `limit` (1–1000, default 20) and `offset` (≥ 0, default 0), as text or JSON numbers. */
+export function parsePaging(limit: unknown, offset: unknown): { limit: number; offset: number } {
+  let parsedLimit = DEFAULT_LIMIT;
+  if (limit !== undefined) {
+    const n = readWholeNumber(limit);
+    if (n === undefined || n < 1 || n > MAX_LIMIT) throw badRequest(`Invalid limit: must be a whole number from 1 to ${MAX_LIMIT}`);
+    parsedLimit = n;
+  }
+  let parsedOffset = 0;
+  if (offset !== undefined) {
+    const n = readWholeNumber(offset);
+    if (n === undefined || n < 0 || !Number.isSafeInteger(n)) throw badRequest('Invalid offset: must be a whole number, 0 or more');
+    parsedOffset = n;
+  }
+  return { limit: parsedLimit, offset: parsedOffset };
+}
+
+/** The URI parameters of GET /v2/entities, each a single text. */
+export interface ListParameters extends GeoQueryText {
+  id?: string | undefined;
+  idPattern?: string | undefined;
+  type?: string | undefined;
+  typePattern?: string | undefined;
+  q?: string | undefined;
+  mq?: string | undefined;
+  attrs?: string | undefined;
+  metadata?: string | undefined;
+  limit?: string | undefined;
+  offset?: string | undefined;
+  orderBy?: string | undefined;
+  options?: string | undefined;
+}
+
+function selectorOf(field: (name: string) => string, given: { id?: string | undefined; idPattern?: string | undefined; type?: string | undefined; typePattern?: string | undefined }, lists: boolean): EntitySelector {
+  if (given.id !== undefined && given.idPattern !== undefined) throw badRequest(`Invalid ${field('idPattern')}: id and idPattern exclude each other`);
+  if (given.type !== undefined && given.typePattern !== undefined) throw badRequest(`Invalid ${field('typePattern')}: type and typePattern exclude each other`);
+  const selector: EntitySelector = {};
+  const list = (name: string, text: string): string[] => {
+    if (text === '') throw badRequest(`Invalid ${field(name)}: empty`);
+    return lists ? parseAttributeList(field(name), text) : [text];
+  };
+  if (given.id !== undefined) selector.ids = list('id', given.id);
+  if (given.type !== undefined) selector.types = list('type', given.type);
+  if (given.idPattern !== undefined) selector.idPattern = compilePattern(field('idPattern'), given.idPattern);
+  if (given.typePattern !== undefined) selector.typePattern = compilePattern(field('typePattern'), given.typePattern);
+  return selector;
+}
+
+const unsupported = (field: string): AppError => badRequest(`Invalid ${field}: metadata filters and selections are not supported`);
+
+/** GET /v2/entities. */
+export function parseListParameters(p: ListParameters): EntityQuery {
+  if (p.mq !== undefined) throw unsupported('mq');
+  if (p.metadata !== undefined) throw unsupported('metadata');
+  const selector = selectorOf((n) => n, p, true);
+  const empty = Object.keys(selector).length === 0;
+  const q = p.q === undefined ? undefined : naming('q', () => parseSimpleQuery(p.q as string));
+  const geo = parseGeo('', p);
+  const attrs = p.attrs === undefined ? undefined : parseAttributeList('attrs', p.attrs);
+  const orderBy = p.orderBy === undefined ? [] : parseOrderBy(p.orderBy, geo);
+  return { selectors: empty ? [] : [selector], q, geo, attrs, orderBy, ...parsePaging(p.limit, p.offset), ...parseOptions(p.options, LIST_OPTIONS) };
+}
+
+function parseGeo(prefix: string, text: GeoQueryText): GeoRelation | undefined {
+  const field = (name: string) => `${prefix}${name}`;
+  try {
+    return parseGeoRelation(text);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const which = /^Invalid (georel|geometry|coords)/.exec(error.message)?.[1] ?? 'georel';
+    throw badRequest(`Invalid ${field(which)}: ${error.message.replace(/^Invalid [a-z ]+: /i, '')}`);
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function onlyKeys(field: string, value: Record<string, unknown>, allowed: readonly string[]): void {
+  const extra = Object.keys(value).find((k) => !allowed.includes(k));
+  if (extra !== undefined) throw badRequest(`Invalid ${field}: unknown field ${JSON.stringify(extra)}`);
+}
+
+function optionalText(field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw badRequest(`Invalid ${field}: must be a string`);
+  return value;
+}
+
+function stringList(field: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) throw badRequest(`Invalid ${field}: must be an array of attribute names`);
+  return value as string[];
+}
+
+/** The URI parameters of POST /v2/op/query. */
+export interface QueryOperationParameters {
+  limit?: string | undefined;
+  offset?: string | undefined;
+  orderBy?: string | undefined;
+  options?: string | undefined;
+}
+
+/** POST /v2/op/query: the body names the entities, attributes and expression; paging and options come from the URI. */
+export function parseQueryOperation(body: unknown, p: QueryOperationParameters): EntityQuery {
+  if (!isRecord(body)) throw badRequest('Invalid body: must be a JSON object');
+  onlyKeys('body', body, ['entities', 'attrs', 'expression', 'metadata']);
+  if (body.metadata !== undefined) throw unsupported('metadata');
+  let selectors: EntitySelector[] = [];
+  if (body.entities !== undefined) {
+    if (!Array.isArray(body.entities)) throw badRequest('Invalid entities: must be an array');
+    selectors = body.entities.map((entity, i) => {
+      const at = `entities[${i}]`;
+      if (!isRecord(entity)) throw badRequest(`Invalid ${at}: must be an object`);
+      onlyKeys(at, entity, ['id', 'idPattern', 'type', 'typePattern']);
+      const given = {
+        id: optionalText(`${at}.id`, entity.id),
+        idPattern: optionalText(`${at}.idPattern`, entity.idPattern),
+        type: optionalText(`${at}.type`, entity.type),
+        typePattern: optionalText(`${at}.typePattern`, entity.typePattern),
+      };
+      if (given.id === undefined && given.idPattern === undefined) throw badRequest(`Invalid ${at}: id or idPattern is required`);
+      return selectorOf((n) => `${at}.${n}`, given, false);
+    });
+  }
+  const attrs = stringList('attrs', body.attrs);
+  let q: SimpleQuery | undefined;
+  let geo: GeoRelation | undefined;
+  if (body.expression !== undefined) {
+    const expression = body.expression;
+    if (!isRecord(expression)) throw badRequest('Invalid expression: must be an object');
+    onlyKeys('expression', expression, ['q', 'mq', 'georel', 'geometry', 'coords']);
+    if (expression.mq !== undefined) throw unsupported('expression.mq');
+    const qText = optionalText('expression.q', expression.q);
+    q = qText === undefined ? undefined : naming('expression.q', () => parseSimpleQuery(qText));
+    geo = parseGeo('expression.', {
+      georel: optionalText('expression.georel', expression.georel),
+      geometry: optionalText('expression.geometry', expression.geometry),
+      coords: optionalText('expression.coords', expression.coords),
+    });
+  }
+  const orderBy = p.orderBy === undefined ? [] : parseOrderBy(p.orderBy, geo);
+  return { selectors, q, geo, attrs, orderBy, ...parsePaging(p.limit, p.offset), ...parseOptions(p.options, LIST_OPTIONS) };
+}
+
+// Evaluation ---------------------------------------------------------------
+
+/** An entity as the store gives it to the evaluation. */
+export interface EntityCandidate {
+  id: string;
+  type: string;
+  /** Epoch ms, for orderBy=dateCreated / dateModified. */
+  createdAt: number;
+  modifiedAt: number;
+  attributes: Readonly<NgsiAttributes>;
+}
+
+const selectorHolds = (s: EntitySelector, id: string, type: string): boolean =>
+  (s.ids === undefined || s.ids.includes(id)) &&
+  (s.types === undefined || s.types.includes(type)) &&
+  (s.idPattern === undefined || s.idPattern.test(id)) &&
+  (s.typePattern === undefined || s.typePattern.test(type));
+
+/** Whether an id and type pass the selectors (before attributes are read). */
+export function matchesSelectors(query: EntityQuery, id: string, type: string): boolean {
+  return query.selectors.length === 0 || query.selectors.some((s) => selectorHolds(s, id, type));
+}
+
+/** The entity's position for geographical queries: its location attribute (none: it matches no geographical query). */
+export function entityPosition(attributes: Readonly<NgsiAttributes>): Point | undefined {
+  try {
+    // The site's centre is only a tie-breaker for "lat, lon" written swapped; any point does for that.
+    return positionFromAttributes(attributes, { latitude: 0, longitude: 0 });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether an entity passes everything the query asks of it. */
+export function matchesEntityQuery(query: EntityQuery, entity: EntityCandidate): boolean {
+  if (!matchesSelectors(query, entity.id, entity.type)) return false;
+  if (query.q && !matchesSimpleQuery(query.q, entity.attributes)) return false;
+  if (query.geo && !matchesGeoRelation(query.geo, entityPosition(entity.attributes))) return false;
+  return true;
+}
+
+/** Does the query need every entity's attributes looked at (not only its id, type and place in the store's order)? */
+export function needsAttributes(query: EntityQuery): boolean {
+  return query.q !== undefined || query.geo !== undefined || query.orderBy.some((k) => k.by !== 'builtin');
+}
+
+/** Does the query hold a condition the store's id and type lists do not express? */
+export function filtersBeyondLists(query: EntityQuery): boolean {
+  return needsAttributes(query) || query.selectors.some((s) => s.idPattern !== undefined || s.typePattern !== undefined);
+}
+
+/** Is the order one the store gives by itself (creation order, or builtin keys)? */
+export function storeOrders(query: EntityQuery): boolean {
+  return query.orderBy.every((k) => k.by === 'builtin');
+}
+
+/** Metres a geographical prefilter box is widened by, against rounding. */
+const BOX_SLACK_DEG = 1e-6;
+
+/** A box every entity matching the geographical condition lies in (the index prefilter), when there is one. */
+export function geoPrefilterBox(geo: GeoRelation | undefined): Box | undefined {
+  if (!geo) return undefined;
+  if (geo.relation === 'disjoint') return undefined;
+  if (geo.relation === 'near') {
+    if (geo.maxDistanceM === undefined) return undefined;
+    return padBox(circleBox({ centre: geo.shape.points[0] as Point, radius: kmToRadians(geo.maxDistanceM / 1000) }), BOX_SLACK_DEG);
+  }
+  const points = geo.shape.points;
+  const box = {
+    minLon: Math.min(...points.map((p) => p.longitude)),
+    maxLon: Math.max(...points.map((p) => p.longitude)),
+    minLat: Math.min(...points.map((p) => p.latitude)),
+    maxLat: Math.max(...points.map((p) => p.latitude)),
+  };
+  // A point "on" a line may lie a little beside it.
+  return padBox(box, geo.shape.geometry === 'line' ? 0.0001 : BOX_SLACK_DEG);
+}
+
+/** Rank of a JSON value's kind when ordering mixed kinds (Orion follows MongoDB: null, number, text, object, array, boolean). */
+function kindRank(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'number') return 1;
+  if (typeof value === 'string') return 2;
+  if (Array.isArray(value)) return 4;
+  if (typeof value === 'object') return 3;
+  return 5;
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  const ka = kindRank(a);
+  const kb = kindRank(b);
+  if (ka !== kb) return ka - kb;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  const ta = JSON.stringify(a);
+  const tb = JSON.stringify(b);
+  return ta < tb ? -1 : ta > tb ? 1 : 0;
+}
+
+function keyValue(key: Exclude<OrderKey, { by: 'distance' }>, entity: EntityCandidate): unknown {
+  if (key.by === 'attribute') return Object.hasOwn(entity.attributes, key.name) ? entity.attributes[key.name]?.value : undefined;
+  switch (key.name) {
+    case 'id': return entity.id;
+    case 'type': return entity.type;
+    case 'dateCreated': return entity.createdAt;
+    case 'dateModified': return entity.modifiedAt;
+  }
+}
+
+/**
+ * Orders entities in memory by the query's keys; entities are given in the
+ * store's creation order, which breaks every tie (so pages never overlap).
+ */
+export function orderEntities<T extends EntityCandidate>(query: EntityQuery, entities: readonly T[]): T[] {
+  const keys = query.orderBy;
+  if (keys.length === 0) return [...entities];
+  const indexed = entities.map((entity, index) => ({ entity, index, distance: 0 }));
+  if (keys[0]?.by === 'distance' && query.geo?.relation === 'near') {
+    const centre = query.geo.shape.points[0] as Point;
+    for (const item of indexed) {
+      const position = entityPosition(item.entity.attributes);
+      item.distance = position ? distanceKm(position, centre) : Infinity;
+    }
+  }
+  indexed.sort((a, b) => {
+    for (const key of keys) {
+      if (key.by === 'distance') {
+        if (a.distance !== b.distance) return a.distance - b.distance;
+        continue;
+      }
+      const order = compareValues(keyValue(key, a.entity), keyValue(key, b.entity));
+      if (order !== 0) return key.descending ? -order : order;
+    }
+    return a.index - b.index;
+  });
+  return indexed.map((item) => item.entity);
+}
+
+/** The `unique` format: an entity's values with repeats left out. */
+export function uniqueValues(values: readonly unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = JSON.stringify(value) ?? 'undefined';
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
