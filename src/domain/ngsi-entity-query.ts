@@ -50,6 +50,8 @@ export interface EntityQuery {
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 1000;
+/** Ids, types or entity selectors one query may list (as many as a batch may write). */
+export const MAX_LISTED = 1000;
 /** A regular expression longer than this is refused (they are compiled per request). */
 const MAX_PATTERN_LENGTH = 1024;
 const BUILTIN_ORDERS: readonly BuiltinOrder[] = ['id', 'type', 'dateCreated', 'dateModified'];
@@ -152,7 +154,10 @@ function selectorOf(field: (name: string) => string, given: { id?: string | unde
   const selector: EntitySelector = {};
   const list = (name: string, text: string): string[] => {
     if (text === '') throw badRequest(`Invalid ${field(name)}: empty`);
-    return lists ? parseAttributeList(field(name), text) : [text];
+    if (!lists) return [text];
+    const names = parseAttributeList(field(name), text);
+    if (names.length > MAX_LISTED) throw badRequest(`Invalid ${field(name)}: more than ${MAX_LISTED} names`);
+    return names;
   };
   if (given.id !== undefined) selector.ids = list('id', given.id);
   if (given.type !== undefined) selector.types = list('type', given.type);
@@ -222,6 +227,7 @@ export function parseQueryOperation(body: unknown, p: QueryOperationParameters):
   let selectors: EntitySelector[] = [];
   if (body.entities !== undefined) {
     if (!Array.isArray(body.entities)) throw badRequest('Invalid entities: must be an array');
+    if (body.entities.length > MAX_LISTED) throw badRequest(`Invalid entities: more than ${MAX_LISTED} selectors`);
     selectors = body.entities.map((entity, i) => {
       const at = `entities[${i}]`;
       if (!isRecord(entity)) throw badRequest(`Invalid ${at}: must be an object`);
