@@ -68,7 +68,7 @@ describe('NGSI v2 entity queries: parameters', () => {
 
 describe('NGSI v2 entity queries: evaluation', () => {
   const rooms = [
-    { ...entity('Room1', { temperature: 21 }), attributes: { temperature: { type: 'Number', value: 21 }, location: { type: 'geo:json', value: { type: 'Point', coordinates: [-3.8, 43.46] } } } },
+    { ...entity('Room1', { temperature: 21 }), attributes: { temperature: { type: 'Number', value: 21, metadata: {} }, location: { type: 'geo:json', value: { type: 'Point', coordinates: [-3.8, 43.46] }, metadata: {} } } },
     entity('Room2', { temperature: 'warm' }, 'Room', 1),
     entity('Hall', { temperature: null }, 'Hall', 2),
     entity('Room3', { temperature: 19, colour: 'red' }, 'Room', 3),
