@@ -157,7 +157,7 @@ export async function getType(ctx: AppContext, site: SiteRecord, type: string, a
 }
 
 async function withAttributes(ctx: AppContext, site: SiteRecord, counts: ReadonlyArray<{ type: string; count: number }>, attributeDetail: boolean): Promise<TypeInfo[]> {
-  const rows = await ctx.store.dialect.entityQueries.typeAttributes(ctx.store, site.id, counts.map((c) => c.type));
+  const rows = await ctx.store.dialect.entityQueries.typeAttributes(ctx.store, site.id, counts.map((c) => c.type), attributeDetail);
   const byType = new Map<string, Record<string, { types: string[] }>>();
   for (const { type, name, attrType } of rows) {
     let attrs = byType.get(type);

@@ -137,6 +137,6 @@ export interface EntityQueries {
   scan(store: StoreReader, filter: EntityRowFilter, afterSeq: number, chunk: number): Promise<EntityRow[]>;
   /** The site's entity types with their live counts, by type name; only `types` when given. */
   typeCounts(store: StoreReader, site: string, types?: readonly string[]): Promise<Array<{ type: string; count: number }>>;
-  /** The attribute names and attribute types the site's live assets of `types` have. */
-  typeAttributes(store: StoreReader, site: string, types: readonly string[]): Promise<Array<{ type: string; name: string; attrType: string }>>;
+  /** The attribute names the site's live assets of `types` have, with their attribute types unless `withTypes` is false (then attrType is ''). */
+  typeAttributes(store: StoreReader, site: string, types: readonly string[], withTypes: boolean): Promise<Array<{ type: string; name: string; attrType: string }>>;
 }

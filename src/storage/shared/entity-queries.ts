@@ -1,6 +1,8 @@
 import { type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { PreparedQuery } from '../prepared-query.js';
+import { readPrepared } from '../prepared-read.js';
 import type { Database } from '../schema.js';
-import type { EntityQueries, EntityRow, EntityRowFilter, StoreReader } from '../ports.js';
+import type { EntityQueries, EntityRow, EntityRowFilter, EntityRowOrder, StoreReader } from '../ports.js';
 
 /**
  * The SQL of NGSI v2 reads, which both stores run alike: a site's live assets
@@ -44,12 +46,34 @@ const toRow = (r: RawRow): EntityRow => ({
   seq: Number(r.seq), id: r.id, type: r.type, attrs: r.attrs, createdAt: Number(r.created_at), modifiedAt: Number(r.last_reading_at),
 });
 
+// The shapes most reads take, compiled once: a site's page, a type's page, one entity.
+const PAGE_OF_SITE = new PreparedQuery<[site: string, limit: number, offset: number], RawRow>(3, (db, [site, limit, offset]) =>
+  db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).orderBy('seq').limit(limit).offset(offset));
+const PAGE_OF_TYPE = new PreparedQuery<[site: string, type: string, limit: number, offset: number], RawRow>(4, (db, [site, type, limit, offset]) =>
+  db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).where('type', '=', type)
+    .orderBy('seq').limit(limit).offset(offset));
+const ENTITY = new PreparedQuery<[site: string, id: string], RawRow>(2, (db, [site, id]) =>
+  db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).where('id', '=', id));
+
+/** The prepared query that answers a page, when the filter and order have one of its shapes. */
+function preparedPage(store: StoreReader, filter: EntityRowFilter, order: EntityRowOrder, limit: number, offset: number): Promise<RawRow[]> | undefined {
+  if (filter.box !== undefined || order.some((k) => k.column !== 'created' || k.descending)) return undefined;
+  if (filter.lists.length === 0) return readPrepared(store, PAGE_OF_SITE, [filter.site, limit, offset]);
+  if (filter.lists.length !== 1) return undefined;
+  const { ids, types } = filter.lists[0] as EntityRowFilter['lists'][number];
+  if (ids === undefined && types?.length === 1) return readPrepared(store, PAGE_OF_TYPE, [filter.site, types[0] as string, limit, offset]);
+  if (ids?.length === 1 && types === undefined && offset === 0 && limit >= 1) return readPrepared(store, ENTITY, [filter.site, ids[0] as string]);
+  return undefined;
+}
+
 /** Only type lists (or nothing) and no box: the live-asset counters answer without reading a row. */
 const countersAnswer = (filter: EntityRowFilter): boolean =>
   filter.box === undefined && filter.lists.every((l) => l.ids === undefined && l.types !== undefined) && (filter.lists.length <= 1);
 
 export const entityQueries: EntityQueries = {
   async page(store, filter, order, limit, offset) {
+    const prepared = preparedPage(store, filter, order, limit, offset);
+    if (prepared) return (await prepared).map(toRow);
     let query = store.read.selectFrom('assets').select([...COLUMNS]).where(conditions(store, filter));
     for (const key of order) query = query.orderBy(ORDER_COLUMN[key.column], key.descending ? 'desc' : 'asc');
     const last = order[order.length - 1];
@@ -85,16 +109,21 @@ export const entityQueries: EntityQueries = {
     return rows.map((r) => ({ type: r.type, count: Number(r.n) }));
   },
 
-  async typeAttributes(store, site, types) {
+  async typeAttributes(store, site, types, withTypes) {
     if (types.length === 0) return [];
-    const rows = await store.read.selectFrom('assets')
+    const base = store.read.selectFrom('assets')
       .innerJoin('asset_attributes', 'asset_attributes.asset_seq', 'assets.seq')
-      .select(['assets.type as type', 'asset_attributes.name as name', 'asset_attributes.type as attrType'])
-      .where('assets.site', '=', site).where('assets.deleted_at', 'is', null).where('assets.type', 'in', [...types])
+      .where('assets.site', '=', site).where('assets.deleted_at', 'is', null).where('assets.type', 'in', [...types]);
+    if (!withTypes) {
+      // Names alone are in the attribute table's key: its rows need not be read.
+      const rows = await base.select(['assets.type as type', 'asset_attributes.name as name'])
+        .groupBy(['assets.type', 'asset_attributes.name']).orderBy('assets.type').orderBy('asset_attributes.name').execute();
+      return rows.map((r) => ({ ...r, attrType: '' }));
+    }
+    return base.select(['assets.type as type', 'asset_attributes.name as name', 'asset_attributes.type as attrType'])
       .groupBy(['assets.type', 'asset_attributes.name', 'asset_attributes.type'])
       .orderBy('assets.type').orderBy('asset_attributes.name').orderBy('asset_attributes.type')
       .execute();
-    return rows;
   },
 };
 
