@@ -86,6 +86,7 @@ async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQu
   let after = 0;
   for (;;) {
     const rows = await queries.scan(ctx.store, filter, after, SCAN_CHUNK);
+    if (rows.length > 0 && looked >= MAX_SCANNED) throw tooWide();
     for (const row of rows) {
       looked++;
       if (!matchesSelectors(query, row.id, row.type)) continue;
@@ -97,7 +98,6 @@ async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQu
     }
     if (rows.length < SCAN_CHUNK) break;
     if (!readAll && total >= wanted) break;
-    if (looked >= MAX_SCANNED) throw tooWide();
     after = (rows[rows.length - 1] as EntityRow).seq;
   }
   if (!inMemoryOrder) return { rows: page, total };
