@@ -19,9 +19,13 @@ import type { SiteRecord } from '../storage/repositories/sites.js';
  * queries first narrow that scan with the store's spatial index).
  */
 
-/** Rows a query evaluated in memory may look at; past it, the request is refused rather than answered in part. */
-export const MAX_SCANNED = 100_000;
-const SCAN_CHUNK = 1000;
+/** How far a query evaluated in memory reads: rows per statement, and rows in all (past them the request is refused rather than answered in part). */
+export interface ScanBounds {
+  chunk: number;
+  maxScanned: number;
+}
+
+export const SCAN_BOUNDS: ScanBounds = { chunk: 1000, maxScanned: 100_000 };
 
 export interface EntityListing {
   /** The JSON array of the page. */
@@ -68,12 +72,12 @@ function orderCandidate(row: EntityRow, attributes: NgsiAttributes, query: Entit
   return { id: row.id, type: row.type, createdAt: row.createdAt, modifiedAt: row.modifiedAt, attributes: kept, row };
 }
 
-const tooWide = (): AppError => badRequest(
-  `Invalid query: it would evaluate more than ${MAX_SCANNED} entities one by one (idPattern, typePattern, q, georel or an attribute in orderBy); narrow it with id, type or a georel near/coveredBy`,
+const tooWide = (bounds: ScanBounds): AppError => badRequest(
+  `Invalid query: it would evaluate more than ${bounds.maxScanned} entities one by one (idPattern, typePattern, q, georel or an attribute in orderBy); narrow it with id, type or a georel near/coveredBy`,
 );
 
 /** The page (and count) of a query evaluated on a bounded scan. */
-async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQuery): Promise<{ rows: EntityRow[]; total: number }> {
+async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQuery, bounds: ScanBounds): Promise<{ rows: EntityRow[]; total: number }> {
   const queries = ctx.store.dialect.entityQueries;
   const inMemoryOrder = query.orderBy.length > 0;
   const wanted = query.offset + query.limit;
@@ -85,9 +89,11 @@ async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQu
   let looked = 0;
   let after = 0;
   for (;;) {
-    const rows = await queries.scan(ctx.store, filter, after, SCAN_CHUNK);
-    if (rows.length > 0 && looked >= MAX_SCANNED) throw tooWide();
-    for (const row of rows) {
+    // One row more than the bound leaves room for tells whether the bound would be passed.
+    const room = bounds.maxScanned - looked;
+    const asked = Math.min(bounds.chunk, room + 1);
+    const rows = await queries.scan(ctx.store, filter, after, asked);
+    for (const row of rows.slice(0, room)) {
       looked++;
       if (!matchesSelectors(query, row.id, row.type)) continue;
       const attributes = needsAttributes(query) ? parseAttributes(row) : {};
@@ -96,8 +102,9 @@ async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQu
       if (inMemoryOrder) ordered.push(orderCandidate(row, attributes, query));
       else if (total > query.offset && page.length < query.limit) page.push(row);
     }
-    if (rows.length < SCAN_CHUNK) break;
     if (!readAll && total >= wanted) break;
+    if (rows.length > room) throw tooWide(bounds);
+    if (rows.length < asked) break;
     after = (rows[rows.length - 1] as EntityRow).seq;
   }
   if (!inMemoryOrder) return { rows: page, total };
@@ -105,7 +112,7 @@ async function scanned(ctx: AppContext, filter: EntityRowFilter, query: EntityQu
 }
 
 /** GET /v2/entities and POST /v2/op/query over the site's live assets. */
-export async function listEntities(ctx: AppContext, site: SiteRecord, query: EntityQuery): Promise<EntityListing> {
+export async function listEntities(ctx: AppContext, site: SiteRecord, query: EntityQuery, bounds: ScanBounds = SCAN_BOUNDS): Promise<EntityListing> {
   const queries = ctx.store.dialect.entityQueries;
   const filter = rowFilter(site, query);
   if (!filtersBeyondLists(query) && storeOrders(query)) {
@@ -115,7 +122,7 @@ export async function listEntities(ctx: AppContext, site: SiteRecord, query: Ent
     ]);
     return { json: pageJson(rows, query), total };
   }
-  const { rows, total } = await scanned(ctx, filter, query);
+  const { rows, total } = await scanned(ctx, filter, query, bounds);
   return { json: pageJson(rows, query), total: query.count ? total : undefined };
 }
 

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { assetBody, create, remove, timeInstant, update } from '../helpers/federation.js';
 import { bearer, describeEachStore, type TestPlatform } from '../helpers/platform.js';
+import { parseListParameters } from '../../src/domain/ngsi-entity-query.js';
+import { requireSite } from '../../src/services/federation.js';
+import { listEntities } from '../../src/services/ngsi-reads.js';
 
 /**
  * The federation's NGSI v2 reads as a client sees them: statuses, headers and
@@ -219,6 +222,23 @@ describeEachStore('federation reads', (platform) => {
     assert.deepEqual(missing.json(), { error: 'NotFound', description: 'Entity type not found' });
     const london = await platform().app.inject({ method: 'GET', url: `${V2}/types`, headers: bearer(londonToken) });
     assert.deepEqual((london.json() as Array<{ type: string; count: number }>).map((t) => [t.type, t.count]), [[SENSOR, 1]]);
+  });
+
+  it('evaluates in memory on a scan read a chunk at a time, and refuses what would pass its bound', async () => {
+    const p = platform();
+    const site = await requireSite(p.ctx, 'santander');
+    const ids = (json: string) => (JSON.parse(json) as Array<{ id: string }>).map((e) => e.id);
+    const all = parseListParameters({ q: 'temperature>=20', options: 'count' });
+    const whole = await listEntities(p.ctx, site, all, { chunk: 2, maxScanned: 6 });
+    assert.equal(whole.total, 6);
+    assert.deepEqual(ids(whole.json), [0, 1, 2, 3, 4, 5].map(id));
+    const paged = await listEntities(p.ctx, site, parseListParameters({ q: 'temperature>=20', offset: '3', limit: '2' }), { chunk: 2, maxScanned: 6 });
+    assert.deepEqual(ids(paged.json), [id(3), id(4)]);
+    const early = await listEntities(p.ctx, site, parseListParameters({ q: 'temperature>=20', limit: '2' }), { chunk: 2, maxScanned: 3 });
+    assert.deepEqual(ids(early.json), [id(0), id(1)]);
+    for (const query of [all, parseListParameters({ q: 'temperature>=20', orderBy: 'temperature', limit: '1' })]) {
+      await assert.rejects(listEntities(p.ctx, site, query, { chunk: 2, maxScanned: 5 }), (e: Error) => /^Invalid query: it would evaluate more than 5 entities one by one/.test(e.message));
+    }
   });
 
   it('asks the token and role of every read', async () => {
