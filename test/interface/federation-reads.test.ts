@@ -171,6 +171,9 @@ describeEachStore('federation reads', (platform) => {
       assert.match(res.json().description, description, search);
     }
     assert.match((await get(`/entities/${id(1)}?options=count`)).json().description, /^Invalid options: "count"/);
+    assert.match((await get(`/entities/${id(1)}/attrs/temperature?options=keyValues`)).json().description, /^Invalid options: "keyValues"/);
+    assert.match((await get(`/entities/${id(1)}/attrs/temperature/value?attrs=status`)).json().description, /^Invalid attrs: /);
+    assert.match((await get(`/entities/${id(1)}?type=`)).json().description, /^Invalid type: empty$/);
     assert.match((await get('/types?limit=2000')).json().description, /^Invalid limit: /);
     assert.match((await get('/types?options=keyValues')).json().description, /^Invalid options: /);
   });
@@ -239,6 +242,15 @@ describeEachStore('federation reads', (platform) => {
     for (const query of [all, parseListParameters({ q: 'temperature>=20', orderBy: 'temperature', limit: '1' })]) {
       await assert.rejects(listEntities(p.ctx, site, query, { chunk: 2, maxScanned: 5 }), (e: Error) => /^Invalid query: it would evaluate more than 5 entities one by one/.test(e.message));
     }
+  });
+
+  it('documents every read in the OpenAPI document', async () => {
+    const paths = (await platform().app.inject({ method: 'GET', url: '/docs/json' })).json().paths as Record<string, Record<string, unknown>>;
+    for (const path of ['/federation/v2/entities', '/federation/v2/entities/{assetId}', '/federation/v2/entities/{assetId}/attrs', '/federation/v2/entities/{assetId}/attrs/{attrName}',
+      '/federation/v2/entities/{assetId}/attrs/{attrName}/value', '/federation/v2/types', '/federation/v2/types/{entityType}']) {
+      assert.ok(paths[path]?.get, path);
+    }
+    assert.ok(paths['/federation/v2/op/query']?.post);
   });
 
   it('asks the token and role of every read', async () => {

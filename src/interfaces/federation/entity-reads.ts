@@ -14,15 +14,22 @@ const LIST_PARAMETERS = [
   'id', 'idPattern', 'type', 'typePattern', 'q', 'mq', 'georel', 'geometry', 'coords', 'attrs', 'metadata', 'limit', 'offset', 'orderBy', 'options',
 ] as const;
 
-/** The entity of a by-id read: checks in the order of the rest of the mount, then the site's own asset. */
-async function entityOfRequest(ctx: AppContext, request: Parameters<typeof siteOfRequest>[0], id: string) {
+/** What an attribute's reads take: no selection and no format (Orion's skipForwarding has nothing to skip). */
+const ATTRIBUTE_OPTIONS = ['skipForwarding'] as const;
+
+/**
+ * The entity of a by-id read: checks in the order of the rest of the mount,
+ * then the site's own asset. `wholeEntity` reads take `attrs` and the formats.
+ */
+async function entityOfRequest(ctx: AppContext, request: Parameters<typeof siteOfRequest>[0], id: string, wholeEntity = true) {
   const site = await siteOfRequest(request, ctx);
   checkPlatformService(request, ctx.config.platformServiceName, false);
   const p = queryTexts(request, ['type', 'attrs', 'metadata', 'options']);
   if (p.metadata !== undefined) throw badRequest('Invalid metadata: metadata filters and selections are not supported');
   if (p.type === '') throw badRequest('Invalid type: empty');
+  if (!wholeEntity && p.attrs !== undefined) throw badRequest('Invalid attrs: an attribute read names its attribute in the path');
   const attrs = p.attrs === undefined ? undefined : parseAttributeList('attrs', p.attrs);
-  const options = parseOptions(p.options, ENTITY_OPTIONS);
+  const options = parseOptions(p.options, wholeEntity ? ENTITY_OPTIONS : ATTRIBUTE_OPTIONS);
   const row = await findEntity(ctx, site, id, p.type);
   return { row, attrs, options };
 }
@@ -58,7 +65,7 @@ export async function entityReadRoutes(scope: FastifyInstance, ctx: AppContext):
   });
 
   app.get('/entities/:assetId/attrs/:attrName', { schema: getAttributeSchema }, async (request, reply) => {
-    const { row } = await entityOfRequest(ctx, request, request.params.assetId);
+    const { row } = await entityOfRequest(ctx, request, request.params.assetId, false);
     const attributes = attributesOf(row);
     const name = request.params.attrName;
     if (!Object.hasOwn(attributes, name)) throw new AppError('NOT_FOUND', 'The entity does not have such an attribute');
@@ -66,7 +73,7 @@ export async function entityReadRoutes(scope: FastifyInstance, ctx: AppContext):
   });
 
   app.get('/entities/:assetId/attrs/:attrName/value', { schema: getAttributeValueSchema }, async (request, reply) => {
-    const { row } = await entityOfRequest(ctx, request, request.params.assetId);
+    const { row } = await entityOfRequest(ctx, request, request.params.assetId, false);
     const attributes = attributesOf(row);
     const name = request.params.attrName;
     if (!Object.hasOwn(attributes, name)) throw new AppError('NOT_FOUND', 'The entity does not have such an attribute');

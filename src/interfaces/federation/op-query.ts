@@ -11,7 +11,8 @@ import { queryTexts, sendJson } from './read-request.js';
 export async function queryOperationRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/op/query', { schema: queryOperationSchema }, async (request, reply) => {
+  // A query writes nothing: the writes' rate limit does not count it.
+  app.post('/op/query', { schema: queryOperationSchema, config: { rateLimit: false } }, async (request, reply) => {
     const site = await siteOfRequest(request, ctx);
     checkPlatformService(request, ctx.config.platformServiceName, false);
     const query = parseQueryOperation(readJsonBody(request), queryTexts(request, ['limit', 'offset', 'orderBy', 'options']));
