@@ -4,6 +4,7 @@ import { circleBox, distanceKm, kmToRadians, padBox, type Box, type Point } from
 import { isAttrsFormat, parseAttributeList, type AttrsFormat } from './ngsi-entity-format.js';
 import { matchesGeoRelation, parseGeoRelation, type GeoQueryText, type GeoRelation } from './ngsi-georel.js';
 import { matchesSimpleQuery, parseSimpleQuery, type SimpleQuery } from './ngsi-simple-query.js';
+import { hasNestedRepetition } from './pattern-safety.js';
 import { positionFromAttributes } from './position.js';
 import { readWholeNumber } from './whole-number.js';
 
@@ -76,11 +77,14 @@ function naming<T>(field: string, parse: () => T): T {
 function compilePattern(field: string, source: string): RegExp {
   if (source === '') throw badRequest(`Invalid ${field}: empty regular expression`);
   if (source.length > MAX_PATTERN_LENGTH) throw badRequest(`Invalid ${field}: longer than ${MAX_PATTERN_LENGTH} characters`);
+  let pattern: RegExp;
   try {
-    return new RegExp(source, 'u');
+    pattern = new RegExp(source, 'u');
   } catch {
     throw badRequest(`Invalid ${field}: ${JSON.stringify(source)} is not a valid regular expression`);
   }
+  if (hasNestedRepetition(source)) throw badRequest(`Invalid ${field}: ${JSON.stringify(source)} repeats a group that holds a repetition`);
+  return pattern;
 }
 
 /** The format and the count flag an `options` list asks for; an option not in `allowed` is a 400. */

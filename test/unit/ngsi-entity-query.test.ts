@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/domain/errors.js';
 import { valueMediaType } from '../../src/domain/ngsi-attribute-value.js';
+import { parseSimpleQuery } from '../../src/domain/ngsi-simple-query.js';
+import { hasNestedRepetition } from '../../src/domain/pattern-safety.js';
 import {
   filtersBeyondLists, geoPrefilterBox, matchesEntityQuery, orderEntities, parseListParameters, parseOptions, parseOrderBy, parsePaging,
   parseQueryOperation, storeOrders, uniqueValues, type EntityCandidate,
@@ -124,5 +126,14 @@ describe('NGSI v2 attribute values: media types', () => {
     refused(() => valueMediaType('x', 'application/json'), /accepted MIME types: text\/plain$/, 'NOT_ACCEPTABLE');
     refused(() => valueMediaType({}, 'image/png'), /application\/json, text\/plain$/, 'NOT_ACCEPTABLE');
     refused(() => valueMediaType(1, 'text/plain;q=0, application/json'), /text\/plain$/, 'NOT_ACCEPTABLE');
+  });
+});
+
+describe('caller-written regular expressions', () => {
+  it('refuses a repeated group that holds a repetition, and nothing else', () => {
+    for (const nested of ['(a+)+$', '((a)+)+', '(?:a*b)*', '(a{2,})+', '(x|y+){1,}']) assert.equal(hasNestedRepetition(nested), true, nested);
+    for (const plain of ['^urn:oc:.*:reads:[0-9]+$', '(ab)+', '(a|b)*c', '\\(a+\\)+', '[(]a+[)]+', '(a+){3}', 'bus$']) assert.equal(hasNestedRepetition(plain), false, plain);
+    refused(() => parseListParameters({ idPattern: '(a+)+$' }), /^Invalid idPattern: "\(a\+\)\+\$" repeats a group that holds a repetition$/);
+    refused(() => parseSimpleQuery('name~=(a+)+$'), /repeats a group that holds a repetition/);
   });
 });
