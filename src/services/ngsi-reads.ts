@@ -4,8 +4,9 @@ import { AppError, badRequest } from '../domain/errors.js';
 import { renderEntity, type AttributeSelection, type AttrsFormat } from '../domain/ngsi-entity-format.js';
 import {
   filtersBeyondLists, geoPrefilterBox, matchesEntityQuery, matchesSelectors, needsAttributes, orderEntities, storeOrders, uniqueValues,
-  type EntityCandidate, type EntityQuery,
-} from '../domain/ngsi-entity-query.js';
+  type EntityCandidate,
+} from '../domain/ngsi-entity-evaluation.js';
+import type { EntityQuery } from '../domain/ngsi-entity-query.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import type { EntityRow, EntityRowFilter, EntityRowOrder } from '../storage/ports.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';

@@ -4,10 +4,8 @@ import { AppError } from '../../src/domain/errors.js';
 import { valueMediaType } from '../../src/domain/ngsi-attribute-value.js';
 import { parseSimpleQuery } from '../../src/domain/ngsi-simple-query.js';
 import { hasNestedRepetition } from '../../src/domain/pattern-safety.js';
-import {
-  filtersBeyondLists, geoPrefilterBox, matchesEntityQuery, orderEntities, parseListParameters, parseOptions, parseOrderBy, parsePaging,
-  parseQueryOperation, storeOrders, uniqueValues, type EntityCandidate,
-} from '../../src/domain/ngsi-entity-query.js';
+import { filtersBeyondLists, geoPrefilterBox, matchesEntityQuery, orderEntities, storeOrders, uniqueValues, type EntityCandidate } from '../../src/domain/ngsi-entity-evaluation.js';
+import { parseListParameters, parseOptions, parseOrderBy, parsePaging, parseQueryOperation } from '../../src/domain/ngsi-entity-query.js';
 
 const refused = (fn: () => unknown, pattern: RegExp, code = 'BAD_REQUEST') =>
   assert.throws(fn, (e: unknown) => e instanceof AppError && e.code === code && pattern.test(e.message));
