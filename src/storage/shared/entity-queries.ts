@@ -46,12 +46,19 @@ const toRow = (r: RawRow): EntityRow => ({
   seq: Number(r.seq), id: r.id, type: r.type, attrs: r.attrs, createdAt: Number(r.created_at), modifiedAt: Number(r.last_reading_at),
 });
 
-// The shapes most reads take, compiled once: a site's page, a type's page, one entity.
+// The shapes most reads take, compiled once: a site's page, a type's page, one entity. A page's
+// seqs are read first, from the index of live assets by site (and type) alone, the rows it skips
+// included; only its own rows are then read whole. Asked for whole rows at once, PostgreSQL
+// prefers walking every asset in seq order, which grows with the offset.
 const PAGE_OF_SITE = new PreparedQuery<[site: string, limit: number, offset: number], RawRow>(3, (db, [site, limit, offset]) =>
-  db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).orderBy('seq').limit(limit).offset(offset));
+  db.selectFrom('assets').select([...COLUMNS])
+    .where('seq', 'in', db.selectFrom('assets').select('seq').where('site', '=', site).where('deleted_at', 'is', null).orderBy('seq').limit(limit).offset(offset))
+    .orderBy('seq'));
 const PAGE_OF_TYPE = new PreparedQuery<[site: string, type: string, limit: number, offset: number], RawRow>(4, (db, [site, type, limit, offset]) =>
-  db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).where('type', '=', type)
-    .orderBy('seq').limit(limit).offset(offset));
+  db.selectFrom('assets').select([...COLUMNS])
+    .where('seq', 'in', db.selectFrom('assets').select('seq').where('site', '=', site).where('deleted_at', 'is', null).where('type', '=', type)
+      .orderBy('seq').limit(limit).offset(offset))
+    .orderBy('seq'));
 const ENTITY = new PreparedQuery<[site: string, id: string], RawRow>(2, (db, [site, id]) =>
   db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).where('id', '=', id));
 
