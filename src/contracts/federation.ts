@@ -49,11 +49,6 @@ export const EntityQuery = QueryObject({
   type: Type.Optional(Type.String({ description: 'When given, the asset must have this type (otherwise 404)' })),
 });
 
-export const GetEntityQuery = QueryObject({
-  type: Type.Optional(Type.String({ description: 'When given, the asset must have this type (otherwise 404)' })),
-  options: Type.Optional(Type.Literal('keyValues', { description: 'keyValues: attribute values only' })),
-});
-
 export const WriteHeaders = Type.Object({
   'platform-service': Type.Optional(Type.String({ description: 'Required (or its synonym Fiware-Service): the platform service name' })),
   'fiware-service': Type.Optional(Type.String({ description: 'Synonym of platform-service, as NGSI v2 clients send it' })),
@@ -104,13 +99,4 @@ export const deleteSchema = {
   params: AssetParams,
   querystring: EntityQuery,
   response: { 204: { type: 'null', description: 'Deleted' }, ...errors, 404: { ...errorRef, description: 'No such asset' } },
-};
-
-export const getSchema = {
-  tags: ['federation'],
-  summary: "Read one of the site's own assets",
-  security: bearerRequired,
-  params: AssetParams,
-  querystring: GetEntityQuery,
-  response: { 200: Asset, ...errors, 404: { ...errorRef, description: 'No such asset' } },
 };

@@ -13,6 +13,7 @@ export const ERRORS = {
   NOT_FOUND: { kind: 'NotFound', message: 'The requested resource has not been found' },
   ROUTE_NOT_FOUND: { kind: 'NotFound', message: 'No such route' },
   METHOD_NOT_ALLOWED: { kind: 'MethodNotAllowed', message: 'Method not allowed' },
+  NOT_ACCEPTABLE: { kind: 'NotAcceptable', message: 'Not Acceptable: accepted MIME types: application/json, text/plain' },
   CONFLICT: { kind: 'Conflict', message: 'The resource already exists' },
   PAYLOAD_TOO_LARGE: { kind: 'PayloadTooLarge', message: 'The request body exceeds 1 MiB' },
   UNSUPPORTED_MEDIA_TYPE: { kind: 'UnsupportedMediaType', message: 'Content-Type is not supported' },

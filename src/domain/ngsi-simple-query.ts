@@ -1,4 +1,5 @@
 import { badRequest } from './errors.js';
+import { hasNestedRepetition } from './pattern-safety.js';
 import { parseInstant } from './time-instant.js';
 
 /**
@@ -122,6 +123,7 @@ function parseStatement(statement: string): Statement {
     case '~=': {
       const source = right.trim().replace(/^'(.*)'$/s, '$1');
       if (source === '') throw badRequest(`Invalid query: no pattern in ${JSON.stringify(statement)}`);
+      if (hasNestedRepetition(source)) throw badRequest(`Invalid query: the regular expression ${JSON.stringify(source)} repeats a group that holds a repetition`);
       try {
         return { op: '~=', path, pattern: new RegExp(source, 'u') };
       } catch {

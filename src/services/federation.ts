@@ -6,7 +6,6 @@ import { assertObservedNotInFuture } from '../domain/clock-skew.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
-import { findLiveAsset, type StoredAsset } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
 import { findSiteCached } from './site-directory.js';
@@ -117,13 +116,4 @@ export async function deleteAsset(ctx: AppContext, siteRef: SiteRef, assetId: st
   assertOwnAssetId(assetId, site.id);
   const found = await ctx.store.writes.write({ kind: 'delete', input: { id: assetId, expectedType: options.type, now: ctx.clock.now() } });
   if (!found) throw new AppError('ASSET_NOT_FOUND');
-}
-
-/** GET /v2/entities/{id}: the site's own live asset, as stored. */
-export async function getAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, options: EntityOptions = {}): Promise<StoredAsset> {
-  const site = await siteOf(ctx, siteRef);
-  assertOwnAssetId(assetId, site.id);
-  const asset = await findLiveAsset(ctx.store, assetId);
-  if (!asset || (options.type !== undefined && asset.type !== options.type)) throw new AppError('ASSET_NOT_FOUND');
-  return asset;
 }

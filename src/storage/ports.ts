@@ -106,9 +106,45 @@ export interface Dialect {
   readonly changes: ChangeWrites;
   readonly assetQueries: AssetQueries;
   readonly readings: ReadingQueries;
+  readonly entityQueries: EntityQueries;
   /** A value that changes with every commit to the store, or undefined when the store cannot tell cheaply. */
   commitMarker(read: Kysely<Database>, write: Kysely<Database>): Promise<string | undefined>;
   /** Error raised by a unique-key violation? */
   isUniqueViolation(error: unknown): boolean;
   classifyError(error: unknown): StoreErrorKind | undefined;
+}
+
+/** A site's live asset as NGSI v2 reads list it. */
+export interface EntityRow {
+  seq: number;
+  id: string;
+  type: string;
+  /** JSON text of the normalized attributes. */
+  attrs: string;
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/** Which of a site's live assets a read takes: any one of `lists` (each its ids and types; none means all), inside `box` when given. */
+export interface EntityRowFilter {
+  site: string;
+  lists: ReadonlyArray<{ ids?: readonly string[] | undefined; types?: readonly string[] | undefined }>;
+  box?: GeoBox | undefined;
+}
+
+/** An order the store gives by itself; creation order (seq) breaks every tie. */
+export type EntityRowOrder = ReadonlyArray<{ column: 'id' | 'type' | 'created' | 'modified'; descending: boolean }>;
+
+/** The SQL of NGSI v2 reads (GET /v2/entities, /v2/types, POST /v2/op/query). */
+export interface EntityQueries {
+  /** Places offset+1..offset+limit of the matching rows in `order`. */
+  page(store: StoreReader, filter: EntityRowFilter, order: EntityRowOrder, limit: number, offset: number): Promise<EntityRow[]>;
+  /** How many rows match. */
+  count(store: StoreReader, filter: EntityRowFilter): Promise<number>;
+  /** At most `chunk` matching rows with a seq above `afterSeq`, in creation order: the bounded scan of conditions SQL does not evaluate. */
+  scan(store: StoreReader, filter: EntityRowFilter, afterSeq: number, chunk: number): Promise<EntityRow[]>;
+  /** The site's entity types with their live counts, by type name; only `types` when given. */
+  typeCounts(store: StoreReader, site: string, types?: readonly string[]): Promise<Array<{ type: string; count: number }>>;
+  /** The attribute names the site's live assets of `types` have, with their attribute types unless `withTypes` is false (then attrType is ''). */
+  typeAttributes(store: StoreReader, site: string, types: readonly string[], withTypes: boolean): Promise<Array<{ type: string; name: string; attrType: string }>>;
 }

@@ -11,7 +11,8 @@ import type { AttributeWriteMode } from '../../domain/attribute-writes.js';
 import type { BatchEntity } from '../../domain/batch-update.js';
 import { AppError, badRequest } from '../../domain/errors.js';
 import { normalizeKeyValues } from '../../domain/ngsi-key-values.js';
-import { createAsset, getAsset, updateAsset } from '../../services/federation.js';
+import { createAsset, updateAsset } from '../../services/federation.js';
+import { attributesOf, findEntity } from '../../services/ngsi-reads.js';
 import { upsertEntity, writeEntity } from '../../services/entity-writes.js';
 import type { SiteRecord } from '../../storage/repositories/sites.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
@@ -37,8 +38,7 @@ async function writeAttributes(ctx: AppContext, site: SiteRecord, request: Fasti
 
 /** The stored attribute a write of one attribute needs: 404 when the asset, or the attribute, is not there. */
 async function storedAttribute(ctx: AppContext, site: SiteRecord, request: FastifyRequest, id: string, name: string): Promise<NgsiAttribute> {
-  const asset = await getAsset(ctx, site, id, { type: typeQuery(request) });
-  const attrs = JSON.parse(asset.attrs) as Record<string, NgsiAttribute>;
+  const attrs = attributesOf(await findEntity(ctx, site, id, typeQuery(request)));
   if (!Object.hasOwn(attrs, name)) throw new AppError('ATTRIBUTE_NOT_FOUND');
   return attrs[name] as NgsiAttribute;
 }

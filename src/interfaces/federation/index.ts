@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { deleteSchema, FederationError, getSchema } from '../../contracts/federation.js';
-import type { NgsiAttributes } from '../../domain/asset-body.js';
-import { renderEntity } from '../../domain/ngsi-entity-format.js';
+import { deleteSchema, FederationError } from '../../contracts/federation.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
-import { deleteAsset, getAsset } from '../../services/federation.js';
+import { deleteAsset } from '../../services/federation.js';
 import { batchUpdateRoutes } from './batch.js';
+import { entityReadRoutes } from './entity-reads.js';
 import { registerEntityWrites } from './entity-writes.js';
 import { notifyRoutes } from './notify.js';
-import { checkOptions, checkPlatformService, siteOfRequest, typeQuery } from './request.js';
-
-const JSON_TYPE = 'application/json';
+import { queryOperationRoutes } from './op-query.js';
+import { checkPlatformService, siteOfRequest, typeQuery } from './request.js';
+import { typeRoutes } from './types.js';
 
 /**
  * The federation interface (spec part A), NGSI v2 as Orion speaks it, at
@@ -42,14 +41,7 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
     return reply.code(204).send();
   });
 
-  app.get('/entities/:assetId', { schema: getSchema }, async (request, reply) => {
-    const site = await siteOfRequest(request, ctx);
-    checkPlatformService(request, service, false);
-    const keyValues = checkOptions(request, ['keyValues']).has('keyValues');
-    const asset = await getAsset(ctx, site, request.params.assetId, { type: typeQuery(request) });
-    const attributes = JSON.parse(asset.attrs) as NgsiAttributes;
-    const entity = renderEntity({ id: asset.id, type: asset.type, attributes }, keyValues ? 'keyValues' : 'normalized');
-    // A Buffer keeps the media type exactly application/json, as NGSI clients expect.
-    return reply.code(200).header('content-type', JSON_TYPE).send(Buffer.from(JSON.stringify(entity)));
-  });
+  await entityReadRoutes(app, ctx);
+  await typeRoutes(app, ctx);
+  await queryOperationRoutes(app, ctx);
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../ports.js';
+import { entityQueries } from '../shared/entity-queries.js';
 import { postgresChanges } from './changes.js';
 import { postgresAssetQueries } from './asset-queries.js';
 import { postgresAssetWrites } from './asset-writes.js';
@@ -21,6 +22,7 @@ export const postgresDialect: Dialect = {
   changes: postgresChanges,
   assetQueries: postgresAssetQueries,
   readings: postgresReadingQueries,
+  entityQueries,
   async commitMarker(read) {
     // The current snapshot (running and next transaction ids) moves with every transaction that writes, in any process.
     const result = await sql<{ marker: string }>`select pg_current_snapshot()::text as marker`.execute(read);

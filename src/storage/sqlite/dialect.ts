@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../ports.js';
+import { entityQueries } from '../shared/entity-queries.js';
 import { sqliteChanges } from './changes.js';
 import { sqliteAssetQueries } from './asset-queries.js';
 import { sqliteAssetWrites } from './asset-writes.js';
@@ -16,6 +17,7 @@ export const sqliteDialect: Dialect = {
   changes: sqliteChanges,
   assetQueries: sqliteAssetQueries,
   readings: sqliteReadingQueries,
+  entityQueries,
   async commitMarker(read, write) {
     // The reading connection's data_version moves with every commit of another connection; an
     // in-memory store reads on the writer's own connection, whose commits it does not show.
