@@ -28,6 +28,11 @@ import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
+import { lowestLiveCursor } from './storage/repositories/subscriptions.js';
+import { SubscriptionDelivery } from './services/subscription-delivery.js';
+import { systemTimers, type Timers } from './services/timers.js';
+import { parseDestinationPolicy } from './domain/notify-destination.js';
+import { Registry } from 'prom-client';
 import { prettyStream } from './http/pretty-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -37,6 +42,8 @@ export interface BuildOptions {
   /** An already open store; otherwise one is opened from config.databaseUrl (and closed with the app). */
   store?: Store;
   clock?: Clock;
+  /** What background services wait on (tests pass controllable ones). */
+  timers?: Timers;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
 }
@@ -62,7 +69,12 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
+  const metrics = new Registry();
+  const delivery = new SubscriptionDelivery({
+    store, clock, timers: options.timers ?? systemTimers, policy: parseDestinationPolicy(config.notifyAllowedHosts), timeoutMs: config.notifyTimeoutMs,
+    service: config.platformServiceName, registry: metrics, onError: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp, delivery };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {
@@ -107,7 +119,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
-  registerObservability(app, store);
+  registerObservability(app, store, metrics);
   registerBearerAuth(app, verifier);
 
   await app.register((scope) => identityRoutes(scope, ctx), { prefix: REALM_PATH });
@@ -117,8 +129,10 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
   await registerWeb(app);
 
-  const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
+  const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'),
+    () => lowestLiveCursor(store, clock.now()));
   app.addHook('onClose', async () => {
+    await delivery.stop();
     await pruning.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();
@@ -131,5 +145,6 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     throw error;
   }
   await app.ready();
+  delivery.start();
   return { app, ctx, generatedAdminSecret };
 }

@@ -1,5 +1,6 @@
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseDestinationPolicy } from './domain/notify-destination.js';
 
 /**
  * One variable of the environment: its schema, its default as the documents state it, what it
@@ -54,6 +55,13 @@ export const VARIABLES = {
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
+  SUBSCRIPTION_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '1000', meaning: 'NGSI v2 subscriptions an owner may hold', expected: 'expected a non-negative integer' },
+  NOTIFY_ALLOWED_HOSTS: {
+    schema: Type.String({ pattern: '^[A-Za-z0-9.:/, -]*$' }), default: 'none',
+    meaning: 'hosts, addresses and CIDRs notifications may reach although internal (loopback, private, link-local, unique-local are refused otherwise)',
+    expected: 'expected host names, addresses or CIDRs separated by commas',
+  },
+  NOTIFY_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '5s', meaning: 'a notification not answered by then has failed (and is tried again)', expected: 'expected a duration such as 5s or 1500ms' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
     meaning: 'fatal, error, warn, info, debug (one access-log line per request), trace, silent', expected: 'expected one of fatal, error, warn, info, debug, trace, silent',
@@ -101,6 +109,12 @@ export interface Config {
   readonly changeLog: boolean;
   /** How long changes are kept in the change log before they are pruned. */
   readonly changeRetentionMs: number;
+  /** Subscriptions one owner may hold. */
+  readonly subscriptionQuota: number;
+  /** NOTIFY_ALLOWED_HOSTS as written: internal destinations notifications may reach. */
+  readonly notifyAllowedHosts: string;
+  /** A notification not answered within this has failed. */
+  readonly notifyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -133,6 +147,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.AUTH_ISSUER === undefined) !== (e.AUTH_JWKS_URL === undefined)) {
     throw new ConfigError('AUTH_ISSUER and AUTH_JWKS_URL must be set together');
   }
+  if (e.NOTIFY_ALLOWED_HOSTS !== undefined) {
+    try {
+      parseDestinationPolicy(e.NOTIFY_ALLOWED_HOSTS);
+    } catch (error) {
+      throw new ConfigError(`invalid ${shown('NOTIFY_ALLOWED_HOSTS', e.NOTIFY_ALLOWED_HOSTS)}: ${(error as Error).message}`);
+    }
+  }
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -154,6 +175,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT ?? 'auto',
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
+    subscriptionQuota: Number(e.SUBSCRIPTION_QUOTA ?? '1000'),
+    notifyAllowedHosts: e.NOTIFY_ALLOWED_HOSTS ?? '',
+    notifyTimeoutMs: parseDuration(e.NOTIFY_TIMEOUT ?? '5s'),
   });
 }
 

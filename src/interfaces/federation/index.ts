@@ -7,6 +7,7 @@ import { renderEntity } from '../../domain/ngsi-entity-format.js';
 import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
 import { createAsset, deleteAsset, getAsset, updateAsset } from '../../services/federation.js';
 import { checkOptions, checkPlatformService, readJsonBody, siteOfRequest, typeQuery } from './request.js';
+import { subscriptionRoutes } from './subscriptions.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -63,4 +64,6 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
     // A Buffer keeps the media type exactly application/json, as NGSI clients expect.
     return reply.code(200).header('content-type', JSON_TYPE).send(Buffer.from(JSON.stringify(entity)));
   });
+
+  subscriptionRoutes(app, ctx);
 }

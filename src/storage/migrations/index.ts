@@ -9,6 +9,7 @@ import { cityPositions } from './0600-city-positions.js';
 import { readingsWithoutAssetTime } from './0700-readings-without-asset-time.js';
 import { cityPositionsSpgist } from './0800-city-positions-spgist.js';
 import { changeLog } from './0900-changes.js';
+import { subscriptions } from './1000-subscriptions.js';
 
 /** One step of the schema, written for each store (a store's dialect picks its own: ../ports.ts). */
 export interface StoreMigration {
@@ -21,7 +22,8 @@ export interface StoreMigration {
 export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => Promise<void>;
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog];
+export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
+  subscriptions];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {
