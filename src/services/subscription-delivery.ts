@@ -27,7 +27,8 @@ import type { Timers } from './timers.js';
  *
  * Several processes may share one store: a subscription is delivered by the
  * process holding its lease, renewed every look (once a second) and taken over
- * by another process once it has lapsed; every process looks at the
+ * by another process once it has lapsed (at once when its holder was a process
+ * of the same machine that no longer runs); every process looks at the
  * subscriptions once a second, so a new one is live everywhere within it.
  */
 
@@ -39,6 +40,8 @@ export const LEASE_MS = 15_000;
 const PAGE = 1000;
 /** Pages a throttled subscription coalesces at most in one window. */
 const MAX_WINDOW_PAGES = 50;
+/** Notifications of one subscription under way at once (never two of one asset). */
+const SUBSCRIPTION_CONCURRENCY = 8;
 /** How long a wait for new changes lasts before the subscription is looked at again. */
 const WAIT_MS = 1000;
 
@@ -70,6 +73,8 @@ class Worker {
   private wakeStop: (() => void) | undefined;
   private readonly stopSignal: Promise<void>;
   private compiled: CompiledSubscription;
+  /** The stored texts the definition was read from (a look compares them to see a PATCH). */
+  private source: { definition: string; visible: string };
   private definition: SubscriptionDefinition;
   private status: SubscriptionStatus;
   private expiresAt: number | null;
@@ -82,6 +87,7 @@ class Worker {
   readonly done: Promise<void>;
 
   constructor(private readonly service: SubscriptionDelivery, readonly id: string, row: SubscriptionRow) {
+    this.source = { definition: row.definition, visible: row.visible };
     this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
     this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
     this.status = row.status;
@@ -106,7 +112,8 @@ class Worker {
 
   /** Takes a changed definition (PATCH), keeping the cursor and the counters. */
   update(row: SubscriptionRow): void {
-    if (row.definition !== JSON.stringify(this.definition) || row.visible !== JSON.stringify(this.compiled.visible)) {
+    if (row.definition !== this.source.definition || row.visible !== this.source.visible) {
+      this.source = { definition: row.definition, visible: row.visible };
       this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
       this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
     }
@@ -225,29 +232,55 @@ class Worker {
     return notifies(loose, change, probe);
   }
 
+  /**
+   * Sends the notifications of a page: several at once, but never two of one
+   * asset, so that each asset's changes arrive in order. After a failure no
+   * other is started; the cursor stops before the first one not delivered
+   * (those delivered after it are sent again with it: at least once).
+   */
   private async deliverAll(items: readonly Pending[], through: number): Promise<void> {
     const throttled = (this.definition.throttling ?? 0) > 0;
     const before = this.cursor;
-    for (const item of items) {
-      if (this.stopped) return;
-      const outcome = await this.deliver(item);
-      if (outcome === 'abandoned') return;
-      if (outcome === 'failed') {
-        // The failed change and what follows wait for the retry; a throttled window is redone whole.
-        if (!throttled) this.cursor = Math.max(before, item.change.seq - 1);
-        await this.save();
-        return;
-      }
-      if (!throttled) this.cursor = item.change.seq;
+    const width = this.status === 'oneshot' ? 1 : SUBSCRIPTION_CONCURRENCY;
+    const outcomes: Array<'delivered' | 'failed' | 'abandoned' | undefined> = new Array(items.length);
+    const running = new Set<Promise<void>>();
+    const busyAssets = new Set<string>();
+    let failed = false;
+    for (let i = 0; i < items.length && !failed && !this.stopped; i++) {
+      const item = items[i] as Pending;
+      while ((running.size >= width || busyAssets.has(item.change.assetId)) && !failed) await Promise.race(running);
+      if (failed || this.stopped) break;
+      busyAssets.add(item.change.assetId);
+      const sending: Promise<void> = this.deliver(item).then((outcome) => {
+        outcomes[i] = outcome;
+        if (outcome !== 'delivered') failed = true;
+      }).finally(() => {
+        running.delete(sending);
+        busyAssets.delete(item.change.assetId);
+      });
+      running.add(sending);
       if (this.status === 'oneshot') {
-        this.cursor = throttled ? through : item.change.seq;
-        this.status = 'inactive';
-        this.progress.status = 'inactive';
-        this.progress.cursor = this.cursor;
-        await this.save();
-        this.stop();
-        return;
+        await sending;
+        if (outcomes[i] === 'delivered') {
+          this.cursor = throttled ? through : item.change.seq;
+          this.status = 'inactive';
+          this.progress.status = 'inactive';
+          await this.save();
+          this.stop();
+          return;
+        }
       }
+    }
+    await Promise.all(running);
+    // Stopped from outside (the process closes, the subscription changed hands): what was sent is sent again later.
+    if (this.stopped && this.progress.status !== 'inactive') return;
+    const firstMissed = outcomes.findIndex((o, i) => o !== 'delivered' && i < items.length);
+    const undelivered = failed ? (firstMissed >= 0 ? firstMissed : outcomes.length) : -1;
+    if (undelivered >= 0) {
+      // The failed change and what follows wait for the retry; a throttled window is redone whole.
+      this.cursor = throttled ? before : Math.max(before, (items[undelivered] as Pending).change.seq - 1);
+      await this.save();
+      return;
     }
     this.cursor = through;
     if (throttled && items.length > 0) this.windowEndsAt = this.service.options.clock.now() + (this.definition.throttling ?? 0) * 1000;
@@ -308,6 +341,23 @@ class Worker {
     const kept = await saveProgress(this.service.options.store, this.id, this.service.holder, progress);
     if (!kept) this.stop();
     return kept;
+  }
+}
+
+/**
+ * Is the holder of a lease a process of this machine that no longer runs? A
+ * server restarted after a crash takes its predecessor's subscriptions at
+ * once instead of waiting for their leases to lapse.
+ */
+function isDeadHere(holder: string): boolean {
+  const parts = holder.split(':');
+  const pid = Number(parts[parts.length - 2]);
+  if (parts.slice(0, -2).join(':') !== os.hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
@@ -402,8 +452,10 @@ export class SubscriptionDelivery {
         if (!worker.isStopped) worker.update(row);
         continue;
       }
-      if (row.lease_holder !== null && row.lease_holder !== this.holder && (row.lease_until ?? 0) >= now) continue;
-      const claimed = await claimLease(store, row.id, this.holder, now, now + LEASE_MS);
+      const held = row.lease_holder !== null && row.lease_holder !== this.holder && (row.lease_until ?? 0) >= now;
+      const gone = held && isDeadHere(row.lease_holder as string) ? (row.lease_holder as string) : undefined;
+      if (held && gone === undefined) continue;
+      const claimed = await claimLease(store, row.id, this.holder, now, now + LEASE_MS, gone);
       if (claimed && !this.stopped) this.workers.set(row.id, new Worker(this, row.id, claimed));
     }
   }

@@ -71,12 +71,15 @@ export async function liveSubscriptions(store: Store, now: number): Promise<Subs
   return rows.map(toRow);
 }
 
-/** Takes the lease of a subscription when it is free, expired or already `holder`'s; the row as taken, or undefined. */
-export async function claimLease(store: Store, id: string, holder: string, now: number, until: number): Promise<SubscriptionRow | undefined> {
+/**
+ * Takes the lease of a subscription when it is free, expired, already
+ * `holder`'s, or `gone`'s (a holder known to have died); the row as taken, or undefined.
+ */
+export async function claimLease(store: Store, id: string, holder: string, now: number, until: number, gone?: string): Promise<SubscriptionRow | undefined> {
   const taken = await store.writes.run(async (trx) => {
     const result = await trx.updateTable('subscriptions').set({ lease_holder: holder, lease_until: until })
       .where('id', '=', id)
-      .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '=', holder), eb('lease_until', '<', now)]))
+      .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '=', holder), eb('lease_until', '<', now), eb('lease_holder', '=', gone ?? holder)]))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
     return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
