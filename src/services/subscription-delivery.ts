@@ -192,18 +192,17 @@ class Worker {
    * throttled subscription coalesces: the latest state of each asset.
    */
   private async pendingNotifications(): Promise<{ items: Pending[]; through: number } | undefined> {
-    const { store } = this.service.options;
     const throttled = (this.definition.throttling ?? 0) > 0;
-    let changes = await store.changes.after(this.cursor, PAGE);
+    let changes = await this.service.changesAfter(this.cursor);
     if (changes.length === 0) return undefined;
     if (throttled) {
       for (let pages = 1; pages < MAX_WINDOW_PAGES && changes.length === pages * PAGE; pages++) {
-        changes = changes.concat(await store.changes.after((changes[changes.length - 1] as Change).seq, PAGE));
+        changes = changes.concat(await this.service.changesAfter((changes[changes.length - 1] as Change).seq));
       }
     }
     const through = (changes[changes.length - 1] as Change).seq;
     const candidates = changes.filter((c) => this.mayNotify(c));
-    const rows = await assetStates(store, [...new Set(candidates.map((c) => c.assetId))]);
+    const rows = await this.service.assetStates([...new Set(candidates.map((c) => c.assetId))]);
     const items: Pending[] = [];
     const latestOf = new Map<string, Pending>();
     for (const change of candidates) {
@@ -399,6 +398,29 @@ export class SubscriptionDelivery {
         },
       });
     }
+  }
+
+  /**
+   * The changes after `seq` (a page): subscriptions at the same cursor, woken
+   * by the same commit, share one read under way.
+   */
+  changesAfter(seq: number): Promise<Change[]> {
+    return this.shared(`changes ${seq}`, () => this.options.store.changes.after(seq, PAGE));
+  }
+
+  /** The asset states of these ids, shared alike. */
+  assetStates(ids: string[]): ReturnType<typeof assetStates> {
+    return this.shared(`assets ${ids.join('\n')}`, () => assetStates(this.options.store, ids));
+  }
+
+  private readonly underWay = new Map<string, Promise<unknown>>();
+
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const known = this.underWay.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const reading = read().finally(() => this.underWay.delete(key));
+    this.underWay.set(key, reading);
+    return reading;
   }
 
   /** Starts looking at the subscriptions, now and once a second. */

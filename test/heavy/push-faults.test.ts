@@ -18,7 +18,7 @@ import { Store } from '../../src/storage/store.js';
  */
 
 const KILLS = Number(process.env.PUSH_KILLS ?? 5);
-const UPDATES_PER_ROUND = Number(process.env.PUSH_UPDATES_PER_ROUND ?? 400);
+const UPDATES_PER_ROUND = Number(process.env.PUSH_UPDATES_PER_ROUND ?? 300);
 const ASSETS = 40;
 const WORKERS = 8;
 const SITE = 'pushcity';
@@ -163,7 +163,7 @@ async function seedAssets(url: string, token: string): Promise<void> {
 
 for (const kind of STORES) {
   describe(`push under faults [${kind}]`, () => {
-    it(`delivers every change over ${KILLS} SIGKILLs, a receiver answering 500 and then down`, { timeout: 150_000 }, async () => {
+    it(`delivers every change over ${KILLS} SIGKILLs, a receiver answering 500 and then down`, { timeout: 95_000 }, async () => {
       const db = await createTestDatabase(kind);
       const secret = await prepareSite(db.url, SITE);
       const receiver = new FaultyReceiver();
@@ -175,6 +175,7 @@ for (const kind of STORES) {
       let acked = 0;
       const report: string[] = [];
       let server: ServerProcess | undefined;
+      const began = Date.now();
       try {
         for (let round = 0; round <= KILLS; round++) {
           server = await startServer({ DATABASE_URL: db.url, ...SERVER_ENV });
@@ -195,13 +196,13 @@ for (const kind of STORES) {
           if (mode === 'down') await waitFor(async () => (await failureReason(db.url)) === 'connection refused', 30_000);
           process.kill(server.pid, 'SIGKILL');
           assert.equal(await server.exited, 'SIGKILL');
-          report.push(`round ${round} (${mode}): killed; ${receiver.delivered.length} notifications answered 2xx so far, ${receiver.refused} answered 500`);
+          report.push(`round ${round} (${mode}): killed at ${Date.now() - began} ms; ${receiver.delivered.length} notifications answered 2xx so far, ${receiver.refused} answered 500`);
         }
         const expected = await loggedSeqs(db.url, since);
         assert.ok(expected.length >= acked, `${expected.length} changes logged, ${acked} updates acknowledged`);
         await until(receiver, [path], expected, 60_000);
         const { missing, duplicates, outOfOrder } = audit(receiver, [path], expected);
-        report.push(`${expected.length} changes, ${missing} missing, ${duplicates} duplicates, ${outOfOrder} out of order; ${receiver.refused} answered 500`);
+        report.push(`${expected.length} changes, ${missing} missing, ${duplicates} duplicates, ${outOfOrder} out of order; ${receiver.refused} answered 500; ${Date.now() - began} ms in all`);
         process.stdout.write(`# push under faults [${kind}]: ${report.join('; ')}\n`);
         assert.equal(missing, 0);
         assert.equal(outOfOrder, 0);
@@ -217,7 +218,7 @@ for (const kind of STORES) {
 
 if (STORES.includes('postgres')) {
   describe('push from two processes on one PostgreSQL', () => {
-    it('each change is delivered once the holder is killed mid-delivery; the survivor takes over within 30 s', { timeout: 90_000 }, async () => {
+    it('each change is delivered once the holder is killed mid-delivery; the survivor takes over within 30 s', { timeout: 45_000 }, async () => {
       const db = await createTestDatabase('postgres');
       const secret = await prepareSite(db.url, SITE);
       const receiver = new FaultyReceiver();
