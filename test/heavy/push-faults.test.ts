@@ -163,7 +163,7 @@ async function seedAssets(url: string, token: string): Promise<void> {
 
 for (const kind of STORES) {
   describe(`push under faults [${kind}]`, () => {
-    it(`delivers every change over ${KILLS} SIGKILLs, a receiver answering 500 and then down`, { timeout: 95_000 }, async () => {
+    it(`delivers every change over ${KILLS} SIGKILLs, a receiver answering 500 and then down`, { timeout: 100_000 }, async () => {
       const db = await createTestDatabase(kind);
       const secret = await prepareSite(db.url, SITE);
       const receiver = new FaultyReceiver();
@@ -218,7 +218,7 @@ for (const kind of STORES) {
 
 if (STORES.includes('postgres')) {
   describe('push from two processes on one PostgreSQL', () => {
-    it('each change is delivered once the holder is killed mid-delivery; the survivor takes over within 30 s', { timeout: 45_000 }, async () => {
+    it('each change is delivered once the holder is killed mid-delivery; the survivor takes over within 30 s', { timeout: 40_000 }, async () => {
       const db = await createTestDatabase('postgres');
       const secret = await prepareSite(db.url, SITE);
       const receiver = new FaultyReceiver();

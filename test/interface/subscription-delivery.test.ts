@@ -7,6 +7,7 @@ import { ManualTimers } from '../helpers/manual-timers.js';
 import { bearer, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { Receiver } from '../helpers/receiver.js';
 import { STORES } from '../helpers/stores.js';
+import { lowestLiveCursor } from '../../src/storage/repositories/subscriptions.js';
 
 /**
  * Delivery of NGSI v2 notifications, seen from a receiver on loopback: the
@@ -339,6 +340,26 @@ for (const kind of STORES) {
       assert.equal(got?.body.data[0].id, id);
       await handled();
       assert.equal(theirs.received.length, 0);
+    });
+
+    it("keeps the changes a live subscription has not delivered from pruning, whatever their age", async () => {
+      const r = await receiver();
+      r.status = 500;
+      const id = newId();
+      await make(id);
+      await subscribe(forEntity(id, r.url));
+      const stuck = await put(id, { temperature: { type: 'Number', value: 1 } });
+      await r.until(1);
+      await handled();
+      const keepAfter = await lowestLiveCursor(p.ctx.store, p.clock.now());
+      assert.ok(keepAfter !== undefined && keepAfter < stuck);
+      await p.ctx.store.changes.prune(p.clock.now() + 86_400_000, keepAfter);
+      const kept = await p.ctx.store.changes.after(stuck - 1, 1);
+      assert.equal(kept[0]?.seq, stuck);
+      r.status = 200;
+      timers.advance(1000);
+      const got = await r.until(2);
+      assert.equal(got[1]?.headers['opencity-change-seq'], String(stuck));
     });
 
     it('exports delivered, failed and pending by subscription and destination', async () => {
