@@ -11,7 +11,7 @@ import { compileSubscription, notificationBody, notifies, positionAfter, stateAf
 import type { VisibleAssets } from '../domain/visible-assets.js';
 import { VERSION } from '../version.js';
 import {
-  assetStates, claimLease, liveSubscriptions, releaseLeases, renewLeases, saveProgress, type DeliveryProgress, type SubscriptionRow,
+  assetStates, claimLease, liveSubscriptions, releaseLeases, renewLeases, saveProgress, saveProgressOf, type DeliveryProgress, type SubscriptionRow,
 } from '../storage/repositories/subscriptions.js';
 import type { Store } from '../storage/store.js';
 import { Notifier } from './notifier.js';
@@ -40,6 +40,8 @@ export const LEASE_MS = 15_000;
 const PAGE = 1000;
 /** Pages a throttled subscription coalesces at most in one window. */
 const MAX_WINDOW_PAGES = 50;
+/** How soon delivery progress is written after it moved (a crash sends at most this much again). */
+const FLUSH_MS = 200;
 /** Notifications of one subscription under way at once (never two of one asset). */
 const SUBSCRIPTION_CONCURRENCY = 8;
 /** How long a wait for new changes lasts before the subscription is looked at again. */
@@ -61,6 +63,9 @@ interface DeliveryMetrics {
   delivered: Counter<'subscription' | 'destination'>;
   failed: Counter<'subscription' | 'destination'>;
 }
+
+/** An asset as the store last knows it, its attributes read. */
+type KnownAsset = { attributes: NgsiAttributes; site: string; experimenter: string | null; experiment: string | null; latitude: number; longitude: number };
 
 /** One notification to send: the change, and the asset's state after it. */
 interface Pending {
@@ -89,6 +94,7 @@ class Worker {
   constructor(private readonly service: SubscriptionDelivery, readonly id: string, row: SubscriptionRow) {
     this.source = { definition: row.definition, visible: row.visible };
     this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
+    this.target = Worker.targetOf(this.definition);
     this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
     this.status = row.status;
     this.expiresAt = row.expires_at;
@@ -102,12 +108,17 @@ class Worker {
     this.done = this.run().catch((error: unknown) => service.options.onError(error, `delivering subscription ${id}`));
   }
 
+  /** Where notifications go (the URL with httpCustom's qs), read once per definition. */
+  private target: URL;
+
+  private static targetOf(definition: SubscriptionDefinition): URL {
+    const url = notificationUrl(definition);
+    for (const [name, value] of Object.entries(definition.notification.httpCustom?.qs ?? {})) url.searchParams.append(name, value);
+    return url;
+  }
+
   get destination(): string {
-    try {
-      return notificationUrl(this.definition).origin;
-    } catch {
-      return 'invalid';
-    }
+    return this.target.origin;
   }
 
   /** Takes a changed definition (PATCH), keeping the cursor and the counters. */
@@ -115,6 +126,7 @@ class Worker {
     if (row.definition !== this.source.definition || row.visible !== this.source.visible) {
       this.source = { definition: row.definition, visible: row.visible };
       this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
+      this.target = Worker.targetOf(this.definition);
       this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
     }
     this.status = row.status;
@@ -175,7 +187,7 @@ class Worker {
       const pending = await this.pendingNotifications();
       if (this.stopped) break;
       if (pending === undefined) {
-        if (!(await this.save())) break;
+        this.service.flushSoon();
         await this.idleWhile(Promise.race([store.changes.waitAfter(this.cursor, WAIT_MS), this.stopSignal]));
         continue;
       }
@@ -207,7 +219,7 @@ class Worker {
     const latestOf = new Map<string, Pending>();
     for (const change of candidates) {
       const row = rows.get(change.assetId);
-      const attributes = stateAfter(change, row ? (JSON.parse(row.attrs) as NgsiAttributes) : undefined);
+      const attributes = stateAfter(change, row?.attributes);
       const known = row ? { latitude: row.latitude, longitude: row.longitude } : undefined;
       const state: AssetState = {
         site: row?.site ?? change.site, experimenter: row?.experimenter ?? null, experiment: row?.experiment ?? null,
@@ -278,19 +290,20 @@ class Worker {
     if (undelivered >= 0) {
       // The failed change and what follows wait for the retry; a throttled window is redone whole.
       this.cursor = throttled ? before : Math.max(before, (items[undelivered] as Pending).change.seq - 1);
-      await this.save();
+      // Turning inactive is written at once; the rest with the next flush.
+      if (this.progress.status === 'inactive') await this.save();
+      else this.service.flushSoon();
       return;
     }
     this.cursor = through;
     if (throttled && items.length > 0) this.windowEndsAt = this.service.options.clock.now() + (this.definition.throttling ?? 0) * 1000;
-    if (!(await this.save())) this.stop();
+    this.service.flushSoon();
   }
 
   private async deliver(item: Pending): Promise<'delivered' | 'failed' | 'abandoned'> {
     const { clock, service } = this.service.options;
-    const url = new URL(notificationUrl(this.definition));
+    const url = this.target;
     const custom = this.definition.notification.httpCustom;
-    for (const [name, value] of Object.entries(custom?.qs ?? {})) url.searchParams.append(name, value);
     const { format, body } = notificationBody(this.id, this.definition, item.change, item.attributes);
     const headers: Record<string, string> = {
       ...Object.fromEntries(Object.entries(custom?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
@@ -331,12 +344,19 @@ class Worker {
     return 'failed';
   }
 
-  /** Writes the cursor and the status fields when they moved; false when the lease is lost (or the subscription gone). */
-  async save(): Promise<boolean> {
-    if (Object.keys(this.progress).length === 0 && this.savedCursor === this.cursor) return true;
+  /** The cursor and status fields that moved since the last write (and forgets them), or undefined. */
+  takeProgress(): DeliveryProgress | undefined {
+    if (Object.keys(this.progress).length === 0 && this.savedCursor === this.cursor) return undefined;
     const progress = { ...this.progress, cursor: this.cursor };
     this.progress = {};
     this.savedCursor = this.cursor;
+    return progress;
+  }
+
+  /** Writes what moved now; false when the lease is lost (or the subscription gone). */
+  async save(): Promise<boolean> {
+    const progress = this.takeProgress();
+    if (!progress) return true;
     const kept = await saveProgress(this.service.options.store, this.id, this.service.holder, progress);
     if (!kept) this.stop();
     return kept;
@@ -409,8 +429,12 @@ export class SubscriptionDelivery {
   }
 
   /** The asset states of these ids, shared alike. */
-  assetStates(ids: string[]): ReturnType<typeof assetStates> {
-    return this.shared(`assets ${ids.join('\n')}`, () => assetStates(this.options.store, ids));
+  assetStates(ids: string[]): Promise<Map<string, KnownAsset>> {
+    return this.shared(`assets ${ids.join('\n')}`, async () => {
+      const rows = await assetStates(this.options.store, ids);
+      // Read once for every subscription that shares the read.
+      return new Map([...rows].map(([id, row]) => [id, { ...row, attributes: JSON.parse(row.attrs) as NgsiAttributes }]));
+    });
   }
 
   private readonly underWay = new Map<string, Promise<unknown>>();
@@ -421,6 +445,41 @@ export class SubscriptionDelivery {
     const reading = read().finally(() => this.underWay.delete(key));
     this.underWay.set(key, reading);
     return reading;
+  }
+
+  private flushTimer: unknown;
+  private flushing: Promise<void> | undefined;
+
+  /**
+   * Writes delivery progress within FLUSH_MS: every subscription's in one
+   * transaction, so that progress costs the store's writers one short
+   * transaction now and then rather than one per page of notifications.
+   */
+  flushSoon(): void {
+    if (this.flushTimer !== undefined || this.stopped) return;
+    this.flushTimer = this.options.timers.setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, FLUSH_MS);
+  }
+
+  /** Writes the progress of every subscription now; a subscription whose lease was lost stops. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    const batch = [...this.workers.values()].flatMap((w) => {
+      const progress = w.takeProgress();
+      return progress ? [{ id: w.id, progress }] : [];
+    });
+    if (batch.length === 0) return;
+    this.flushing = saveProgressOf(this.options.store, this.holder, batch)
+      .then((lost) => {
+        for (const id of lost) this.workers.get(id)?.stop();
+      })
+      .catch((error: unknown) => this.options.onError(error, 'writing delivery progress'))
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    await this.flushing;
   }
 
   /** Starts looking at the subscriptions, now and once a second. */
@@ -511,18 +570,20 @@ export class SubscriptionDelivery {
       this.watchers.add(check);
       check();
     });
+    await this.flush();
   }
 
   /** Stops delivering: the work under way ends, progress is written, leases are given up for another process. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.options.timers.clearTimeout(this.timer);
+    this.options.timers.clearTimeout(this.flushTimer);
     await this.refreshing;
     const workers = [...this.workers.values()];
     for (const worker of workers) worker.stop();
     this.notifier.close();
     await Promise.all(workers.map((w) => w.done));
-    await Promise.all(workers.map((w) => w.save().catch(() => false)));
+    await this.flush();
     this.workers.clear();
     await releaseLeases(this.options.store, this.holder).catch((error: unknown) => this.options.onError(error, 'giving up the subscription leases'));
   }

@@ -108,6 +108,18 @@ export async function saveProgress(store: Store, id: string, holder: string, pro
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Writes the progress of several subscriptions in one transaction, each if `holder` still holds its lease; the ids it did not write. */
+export async function saveProgressOf(store: Store, holder: string, batch: ReadonlyArray<{ id: string; progress: DeliveryProgress }>): Promise<string[]> {
+  return store.writes.run(async (trx) => {
+    const lost: string[] = [];
+    for (const { id, progress } of batch) {
+      const result = await trx.updateTable('subscriptions').set(progress).where('id', '=', id).where('lease_holder', '=', holder).executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) lost.push(id);
+    }
+    return lost;
+  });
+}
+
 /** The lowest cursor of the live subscriptions (what pruning keeps after), or undefined when there is none. */
 export async function lowestLiveCursor(store: Store, now: number): Promise<number | undefined> {
   const row = await store.read.selectFrom('subscriptions').select((eb) => eb.fn.min('cursor').as('low'))
