@@ -4,7 +4,7 @@ import type { StoreKind } from '../lib/databases.js';
 import { CONNECTIONS, seededSite, updateRequests } from '../lib/federation-load.js';
 import { benchDuration, benchWarmup, load } from '../lib/load.js';
 import { startServer, type BenchServer } from '../lib/server.js';
-import { startWebhookReceiver, type Arrival } from '../lib/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../lib/webhook-receiver.js';
 import { Store } from '../../src/storage/store.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
@@ -56,11 +56,10 @@ async function changeTimes(databaseUrl: string, from: number, to: number): Promi
 }
 
 /** Waits until every healthy path has seen `lastSeq` (or the drain time is up). */
-async function drained(arrivals: Arrival[], paths: readonly string[], lastSeq: number): Promise<void> {
+async function drained(receiver: WebhookReceiver, paths: readonly string[], lastSeq: number): Promise<void> {
   const deadline = Date.now() + DRAIN_MS;
   while (Date.now() < deadline) {
-    const highest = new Map<string, number>();
-    for (const a of arrivals) highest.set(a.path, Math.max(highest.get(a.path) ?? 0, a.seq));
+    const highest = await receiver.highest();
     if (paths.every((p) => (highest.get(p) ?? 0) >= lastSeq)) return;
     await delay(200);
   }
@@ -93,11 +92,11 @@ async function pushRun(store: StoreKind, options: { healthy: number; silent?: nu
     if (!options.measureDelivery) return { updates, delivery: updates };
     const times = await changeTimes(server.databaseUrl, measuredFrom, ended);
     const lastSeq = Math.max(0, ...times.keys());
-    await drained(receiver.arrivals, healthyPaths, lastSeq);
+    await drained(receiver, healthyPaths, lastSeq);
     const healthy = new Set(healthyPaths);
     const seen = new Set<string>();
     const delays: number[] = [];
-    for (const a of receiver.arrivals) {
+    for (const a of await receiver.arrivals()) {
       const at = times.get(a.seq);
       if (at === undefined || !healthy.has(a.path)) continue;
       const key = `${a.path} ${a.seq}`;
