@@ -33,6 +33,11 @@ import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
+import { lowestLiveCursor } from './storage/repositories/subscriptions.js';
+import { SubscriptionDelivery } from './services/subscription-delivery.js';
+import { systemTimers, type Timers } from './services/timers.js';
+import { parseDestinationPolicy } from './domain/notify-destination.js';
+import { Registry } from 'prom-client';
 import { prettyStream } from './http/pretty-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -42,6 +47,8 @@ export interface BuildOptions {
   /** An already open store; otherwise one is opened from config.databaseUrl (and closed with the app). */
   store?: Store;
   clock?: Clock;
+  /** What background services wait on (tests pass controllable ones). */
+  timers?: Timers;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
   /** Where log lines go instead of standard output (tests count them). */
@@ -72,7 +79,12 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
   const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock) };
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens, locateIp };
+  const metrics = new Registry();
+  const delivery = new SubscriptionDelivery({
+    store, clock, timers: options.timers ?? systemTimers, policy: parseDestinationPolicy(config.notifyAllowedHosts), timeoutMs: config.notifyTimeoutMs,
+    service: config.platformServiceName, registry: metrics, onError: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const ctx: AppContext = { config, store, clock, keys, verifier, tokens, locateIp, delivery };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {
@@ -124,7 +136,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   registerUtf8JsonParser(app);
   await app.register(cors, { origin: true, exposedHeaders: ['Location', 'X-Total-Count', 'X-Request-Id', 'Retry-After'], maxAge: 600 });
   await registerOpenApi(app, config.publicUrl);
-  registerObservability(app, { ping: storeAnswers, pool: () => store.pool(), changes: store.changes });
+  registerObservability(app, { ping: storeAnswers, pool: () => store.pool(), changes: store.changes }, metrics);
   registerBearerAuth(app, verifier);
 
   await app.register((scope) => identityRoutes(scope, ctx), { prefix: REALM_PATH });
@@ -134,8 +146,10 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
   await registerWeb(app, config);
 
-  const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
+  const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'),
+    () => lowestLiveCursor(store, clock.now()));
   app.addHook('onClose', async () => {
+    await delivery.stop();
     await pruning.stop();
     outage.stop();
     if (ownsStore) await store.close();
@@ -149,5 +163,6 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     throw error;
   }
   await app.ready();
+  delivery.start();
   return { app, ctx, generatedAdminSecret: admin.generated, adminSecretNeverShown: admin.neverShown };
 }

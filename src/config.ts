@@ -2,6 +2,7 @@ import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typeb
 import { Value } from '@sinclair/typebox/value';
 import { DEFAULT_MAX_ATTRIBUTES } from './domain/attribute-bounds.js';
 import { isTileTemplate } from './domain/map-tiles.js';
+import { parseDestinationPolicy } from './domain/notify-destination.js';
 
 /**
  * One variable of the environment: its schema, its default as the documents state it, what it
@@ -78,6 +79,13 @@ export const VARIABLES = {
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CLOCK_SKEW: { schema: Type.String({ pattern: DURATION }), default: '5m', meaning: "a TimeInstant further ahead of the platform's time than this is refused (400)", expected: 'expected a duration such as 5m, 30s or 1h' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
+  SUBSCRIPTION_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '1000', meaning: 'NGSI v2 subscriptions an owner may hold', expected: 'expected a non-negative integer' },
+  NOTIFY_ALLOWED_HOSTS: {
+    schema: Type.String({ pattern: '^[A-Za-z0-9.:/, -]*$' }), default: 'none',
+    meaning: 'hosts, addresses and CIDRs notifications may reach although internal (loopback, private, link-local, unique-local are refused otherwise)',
+    expected: 'expected host names, addresses or CIDRs separated by commas',
+  },
+  NOTIFY_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '5s', meaning: 'a notification not answered by then has failed (and is tried again)', expected: 'expected a duration such as 5s or 1500ms' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
     meaning: 'fatal, error, warn, info, debug (one access-log line per request), trace, silent', expected: 'expected one of fatal, error, warn, info, debug, trace, silent',
@@ -138,6 +146,12 @@ export interface Config {
   /** The observatory's street map: a tile URL template, or null for outlines only (MAP_TILES=none). */
   readonly mapTiles: string | null;
   readonly mapTilesAttribution: string;
+  /** Subscriptions one owner may hold. */
+  readonly subscriptionQuota: number;
+  /** NOTIFY_ALLOWED_HOSTS as written: internal destinations notifications may reach. */
+  readonly notifyAllowedHosts: string;
+  /** A notification not answered within this has failed. */
+  readonly notifyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -173,6 +187,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.STORE_TIMEOUT !== undefined && parseDuration(e.STORE_TIMEOUT) < 1) throw new ConfigError(`invalid ${shown('STORE_TIMEOUT', e.STORE_TIMEOUT)}: expected a duration above zero`);
   const tiles = e.MAP_TILES ?? OSM_TILES;
   if (tiles !== 'none' && !isTileTemplate(tiles)) throw new ConfigError(`invalid ${shown('MAP_TILES', tiles)}: ${describe('MAP_TILES')}`);
+  if (e.NOTIFY_ALLOWED_HOSTS !== undefined) {
+    try {
+      parseDestinationPolicy(e.NOTIFY_ALLOWED_HOSTS);
+    } catch (error) {
+      throw new ConfigError(`invalid ${shown('NOTIFY_ALLOWED_HOSTS', e.NOTIFY_ALLOWED_HOSTS)}: ${(error as Error).message}`);
+    }
+  }
   const host = e.HOST ?? '127.0.0.1';
   return Object.freeze({
     port,
@@ -201,6 +222,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clockSkewMs: parseDuration(e.CLOCK_SKEW ?? '5m'),
     mapTiles: tiles === 'none' ? null : tiles,
     mapTilesAttribution: e.MAP_TILES_ATTRIBUTION ?? OSM_ATTRIBUTION,
+    subscriptionQuota: Number(e.SUBSCRIPTION_QUOTA ?? '1000'),
+    notifyAllowedHosts: e.NOTIFY_ALLOWED_HOSTS ?? '',
+    notifyTimeoutMs: parseDuration(e.NOTIFY_TIMEOUT ?? '5s'),
   });
 }
 

@@ -4,7 +4,7 @@
  * experiment assets this caller may see.
  */
 import type { Caller } from './caller.js';
-import { isAdministrator } from './visibility.js';
+import { isAdministrator, isPrivateToExperiment, type VisibilityScope } from './visibility.js';
 
 export type VisibleAssets =
   /** Administrators see everything. */
@@ -22,4 +22,11 @@ export function visibleAssets(caller: Caller | undefined): VisibleAssets {
 /** Does this set hold experiment assets at all (beyond the public city assets)? */
 export function seesExperimentAssets(visible: VisibleAssets): boolean {
   return visible.all || visible.experimenter !== null || visible.experiments.length > 0;
+}
+
+/** Is an asset of this scope in the set? (the set form of canSee, for what is decided asset by asset, as notifications are) */
+export function isVisibleIn(visible: VisibleAssets, scope: VisibilityScope): boolean {
+  if (!isPrivateToExperiment(scope) || visible.all) return true;
+  if (scope.experimenter !== null && scope.experimenter === visible.experimenter) return true;
+  return scope.experiment !== null && visible.experiments.includes(scope.experiment);
 }

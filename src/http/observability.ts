@@ -10,8 +10,7 @@ export interface StoreProbe {
 }
 
 /** /health (process alive), /ready (store reachable) and /metrics (Prometheus text). */
-export function registerObservability(app: FastifyInstance, store: StoreProbe): void {
-  const registry = new Registry();
+export function registerObservability(app: FastifyInstance, store: StoreProbe, registry: Registry = new Registry()): void {
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'opencity_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
   const latency = new Histogram({

@@ -33,6 +33,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       servers: [{ url: publicUrl }],
       tags: [
         { name: 'federation', description: 'Sites push, update and delete assets (NGSI v2)' },
+        { name: 'subscriptions', description: 'NGSI v2 subscriptions: changes pushed to your endpoint, at least once' },
         { name: 'permissions', description: 'Roles, users and clients' },
         { name: 'discovery', description: 'Read-only exploration of assets, sites, services, providers and types' },
         { name: 'datasource', description: 'Historical readings of assets' },

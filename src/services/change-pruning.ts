@@ -12,13 +12,15 @@ export interface ChangePruning {
 /**
  * Prunes the change log in the background, once a minute, of the changes
  * older than the retention. Each pruning deletes in short writes of their own,
- * between the others, so that writes never wait long behind it. Several
- * processes on one store may all prune: deleting what is gone deletes nothing.
+ * between the others, so that writes never wait long behind it. The changes
+ * after `keepAfter` (what a live subscription has not yet delivered) are kept
+ * whatever their age. Several processes on one store may all prune: deleting
+ * what is gone deletes nothing.
  */
-export function startChangePruning(changes: ChangeLog, clock: Clock, retentionMs: number, onError: (error: unknown) => void): ChangePruning {
+export function startChangePruning(changes: ChangeLog, clock: Clock, retentionMs: number, onError: (error: unknown) => void, keepAfter: () => Promise<number | undefined> = async () => undefined): ChangePruning {
   let running: Promise<number> | undefined;
   const runOnce = () => {
-    running ??= changes.prune(clock.now() - retentionMs).finally(() => {
+    running ??= keepAfter().then((seq) => changes.prune(clock.now() - retentionMs, seq)).finally(() => {
       running = undefined;
     });
     return running;

@@ -113,10 +113,11 @@ export class ChangeLog {
    * Deletes the changes committed before `before` (epoch ms), oldest first, in
    * short writes of their own; how many it deleted. Seqs and commit times grow
    * together, so the walk stops at the first change young enough to keep.
+   * Changes after `keepAfter` (a reader's cursor not yet past them) are kept whatever their age.
    */
-  async prune(before: number): Promise<number> {
+  async prune(before: number, keepAfter?: number): Promise<number> {
     const young = await this.read.selectFrom('changes').select('seq').where('committed_at', '>=', before).orderBy('seq').limit(1).executeTakeFirst();
-    const end = young ? Number(young.seq) : (await this.latest()) + 1;
+    const end = Math.min(young ? Number(young.seq) : (await this.latest()) + 1, keepAfter === undefined ? Infinity : keepAfter + 1);
     let deleted = 0;
     for (;;) {
       const n = await this.writes.run(async (trx) => {

@@ -21,6 +21,7 @@ export interface Database {
   asset_counts: AssetCountTable;
   asset_activity: AssetActivityTable;
   changes: ChangeTable;
+  subscriptions: SubscriptionTable;
 }
 
 export interface SiteTable {
@@ -198,4 +199,30 @@ export interface ChangeTable {
   attrs: string;
   /** The platform's time of the write, epoch ms. */
   committed_at: number;
+}
+
+/** NGSI v2 subscriptions and their delivery state (migration 1000-subscriptions). */
+export interface SubscriptionTable {
+  id: string;
+  /** The owner's subject (`sub`). */
+  owner: string;
+  /** JSON of what the owner may see (src/domain/visible-assets.ts), taken when the subscription was written. */
+  visible: string;
+  /** JSON of the subscription as its owner gave it (src/domain/subscription.ts). */
+  definition: string;
+  status: 'active' | 'inactive' | 'oneshot';
+  expires_at: number | null;
+  created_at: number;
+  /** The seq of the last change handled (delivered, or not matching). */
+  cursor: number;
+  times_sent: number;
+  last_notification: number | null;
+  last_success: number | null;
+  last_success_code: number | null;
+  last_failure: number | null;
+  last_failure_reason: string | null;
+  fails_counter: number;
+  /** The process delivering it, and until when its lease holds (epoch ms). */
+  lease_holder: string | null;
+  lease_until: number | null;
 }

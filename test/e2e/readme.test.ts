@@ -66,11 +66,11 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
     assert.equal(second?.trim(), 'npm test');
   });
 
-  it('adds a site, gets a token, pushes and updates an asset and reads it back', async () => {
+  it('adds a site, gets a token, pushes and updates an asset, reads it back and subscribes to its changes', async () => {
     const blocks = shellBlocks(README, 'What you do next');
-    assert.ok(blocks.length >= 5, 'steps 1 to 5');
+    assert.ok(blocks.length >= 6, 'steps 1 to 6');
     const steps = blocks.filter((b) => !/\bnpm run demo\b/.test(b));
-    assert.equal(steps.length, 4);
+    assert.equal(steps.length, 5);
     const port = String(server.port);
     const script = [
       'set -euo pipefail',
@@ -88,7 +88,7 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
     const { code, out } = await runShell(script, env, 180_000);
     assert.equal(code, 0, out);
     const parts = out.split(/^@@(?:step \d+|end)@@$/m).slice(1, -1);
-    assert.equal(parts.length, 4, out);
+    assert.equal(parts.length, 5, out);
     for (const [i, block] of steps.entries()) {
       for (const line of expectedLines(block)) {
         const pattern = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '.*')}\\r?$`, 'm');
@@ -100,5 +100,7 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
     assert.ok((parts[3] as string).includes(`"id":"${ASSET}"`), parts[3]);
     assert.ok((parts[3] as string).includes('"id":"santander"'), parts[3]);
     assert.match(parts[3] as string, /"attrValue":"14\.5"\}.*"attrValue":"14\.9"\}/);
+    // The subscription is listed as it was written.
+    assert.match(parts[4] as string, /"description":"Santander temperatures"/);
   });
 });

@@ -1,5 +1,5 @@
 import { after, before, describe } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -29,10 +29,10 @@ export interface TestPlatform {
 const asAssignment = (r: string | RoleAssignment): RoleAssignment => (typeof r === 'string' ? { role: r, experiment: null } : r);
 
 /** The whole platform, in-process, on a fresh database of `kind`, with a manual clock. */
-export async function startPlatform(kind: StoreKind, overrides: Partial<Config> = {}): Promise<TestPlatform> {
+export async function startPlatform(kind: StoreKind, overrides: Partial<Config> = {}, build: Pick<BuildOptions, 'timers'> & { clock?: ManualClock } = {}): Promise<TestPlatform> {
   const { store, db, dispose } = await createTestStore(kind);
-  const clock = new ManualClock();
-  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock });
+  const clock = build.clock ?? new ManualClock();
+  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock, ...(build.timers ? { timers: build.timers } : {}) });
 
   const clientToken = async (clientId: string, roles: Array<string | RoleAssignment> = []) => {
     let client = await findClient(store, clientId);

@@ -11,6 +11,7 @@ import { notifyRoutes } from './notify.js';
 import { queryOperationRoutes } from './op-query.js';
 import { checkPlatformService, siteOfRequest, typeQuery } from './request.js';
 import { typeRoutes } from './types.js';
+import { subscriptionRoutes } from './subscriptions.js';
 
 /**
  * The federation interface (spec part A), NGSI v2 as Orion speaks it, at
@@ -44,4 +45,5 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
   await entityReadRoutes(app, ctx);
   await typeRoutes(app, ctx);
   await queryOperationRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
 }
