@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { before, it } from 'node:test';
 import { describeEachStore } from '../helpers/platform.js';
+import { rejection, timeInstant } from '../helpers/federation.js';
 
 /**
  * The federation's NGSI v2 reads driven by ngsijs, unmodified, over a real
@@ -12,19 +13,10 @@ const require = createRequire(import.meta.url);
 // ngsijs ships no type declarations.
 const NGSI = require('ngsijs') as any;
 
-const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
+const TI = timeInstant;
 const SENSOR = 'urn:oc:entityType:iotdevice';
 const BUS = 'urn:oc:entityType:bus';
 const PREFIX = 'urn:oc:entity:santander:environment:reads:';
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describeEachStore('federation reads with ngsijs', (platform) => {
   let santander: any;

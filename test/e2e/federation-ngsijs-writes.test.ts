@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { before, it } from 'node:test';
 import { describeEachStore } from '../helpers/platform.js';
+import { rejection, timeInstant } from '../helpers/federation.js';
 
 /**
  * The NGSI v2 writes driven by ngsijs, unmodified, over a real socket: every
@@ -12,18 +13,8 @@ const require = createRequire(import.meta.url);
 const NGSI = require('ngsijs') as any;
 
 const TYPE = 'urn:oc:entityType:iotdevice';
-const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
+const TI = timeInstant;
 const idOf = (name: string) => `urn:oc:entity:santander:environment:ngsijs-writes:${name}`;
-
-/** Resolves with the rejection of `promise` (fails when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describeEachStore('federation writes with ngsijs', (platform) => {
   let base = '';

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { before, it } from 'node:test';
 import { describeEachStore } from '../helpers/platform.js';
+import { rejection, timeInstant } from '../helpers/federation.js';
 
 /**
  * The federation interface driven by real clients over a real socket:
@@ -13,20 +14,10 @@ const require = createRequire(import.meta.url);
 // ngsijs ships no type declarations.
 const NGSI = require('ngsijs') as any;
 
-const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
+const TI = timeInstant;
 const NOTIFICATION = JSON.parse(fs.readFileSync(new URL('../fixtures/orion-v2-notification-sample.json', import.meta.url), 'utf8')) as {
   body: { data: Array<Record<string, unknown>> };
 };
-
-/** Resolves with the rejection of `promise` (fails when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describeEachStore('federation with real clients', (platform) => {
   let base = '';

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { after, before, it } from 'node:test';
 import { describeEachStore } from '../helpers/platform.js';
 import { Receiver } from '../helpers/receiver.js';
+import { timeInstant } from '../helpers/federation.js';
 
 /**
  * Subscriptions driven by ngsijs, unmodified, over a real socket: what a
@@ -13,7 +14,7 @@ const require = createRequire(import.meta.url);
 // ngsijs ships no type declarations.
 const NGSI = require('ngsijs') as any;
 
-const TI = (value = '2017-07-25T13:35:00.000Z') => ({ type: 'urn:oc:attributeType:ISO8601', value });
+const TI = timeInstant;
 
 describeEachStore('subscriptions with ngsijs', (platform) => {
   let base = '';

@@ -57,3 +57,13 @@ export async function activityOf(p: TestPlatform, site: string) {
   const rows = await p.ctx.store.read.selectFrom('asset_activity').selectAll().where('site', '=', site).orderBy('hour').orderBy('type').execute();
   return rows.map((r) => ({ ...r, hour: Number(r.hour), assets: Number(r.assets) }));
 }
+
+/** Resolves with the rejection of `promise` (fails when it resolves): how a real client's error classes are checked. */
+export async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
