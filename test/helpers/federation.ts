@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { TestPlatform } from './platform.js';
 import { bearer } from './platform.js';
 
@@ -66,4 +67,14 @@ export async function rejection(promise: Promise<unknown>): Promise<any> {
     return error;
   }
   throw new Error('expected a rejection');
+}
+
+/** An answer is the mount's JSON error: its status, `error` and, when given, its description (exact, or matching). */
+export function assertError(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, error: string, description?: string | RegExp): void {
+  assert.equal(res.statusCode, status, JSON.stringify(res.json()));
+  assert.equal(res.headers['content-type'], 'application/json');
+  const body = res.json() as { error: string; description: string };
+  assert.equal(body.error, error);
+  if (typeof description === 'string') assert.equal(body.description, description);
+  else if (description) assert.match(body.description, description);
 }

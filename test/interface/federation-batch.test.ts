@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { it } from 'node:test';
 import { bearer, describeEachStore, type TestPlatform } from '../helpers/platform.js';
-import { assetBody, assetRow, create, read, readingsOf, timeInstant, writeHeaders } from '../helpers/federation.js';
+import { assertError, assetBody, assetRow, create, read, readingsOf, timeInstant, writeHeaders } from '../helpers/federation.js';
 
 /**
  * POST /v2/op/update (every action type, partial failures, limits) and
@@ -36,15 +36,6 @@ const stored = async (p: TestPlatform, token: string, id: string) => {
   const res = await read(p, token, id);
   return res.statusCode === 200 ? (res.json() as Record<string, any>) : undefined;
 };
-
-function assertError(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, error: string, description?: string | RegExp): void {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()));
-  assert.equal(res.headers['content-type'], 'application/json');
-  const body = res.json() as { error: string; description: string };
-  assert.equal(body.error, error);
-  if (typeof description === 'string') assert.equal(body.description, description);
-  else if (description) assert.match(body.description, description);
-}
 
 describeEachStore('federation: batch update and notify', (platform) => {
   it('append creates missing entities and appends to existing ones, in one request', async () => {

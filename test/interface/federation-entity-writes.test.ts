@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { bearer, describeEachStore, type TestPlatform } from '../helpers/platform.js';
-import { assetBody, assetRow, create, entityUrl, read, readingsOf, timeInstant, writeHeaders } from '../helpers/federation.js';
+import { assertError, assetBody, assetRow, create, entityUrl, read, readingsOf, timeInstant, writeHeaders } from '../helpers/federation.js';
 
 /**
  * The NGSI v2 writes of one entity's attributes (PATCH, PUT, strict append,
@@ -28,15 +28,6 @@ function send(p: TestPlatform, token: string, method: 'PATCH' | 'PUT' | 'POST' |
 }
 
 const entity = async (p: TestPlatform, token: string, id: string) => (await read(p, token, id)).json() as Record<string, any>;
-
-function assertError(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, error: string, description?: string | RegExp): void {
-  assert.equal(res.statusCode, status, JSON.stringify(res.json()));
-  assert.equal(res.headers['content-type'], 'application/json');
-  const body = res.json() as { error: string; description: string };
-  assert.equal(body.error, error);
-  if (typeof description === 'string') assert.equal(body.description, description);
-  else if (description) assert.match(body.description, description);
-}
 
 describeEachStore('federation: writes of attributes', (platform) => {
   it('PATCH updates existing attributes only; one missing attribute writes nothing (422 naming it)', async () => {
