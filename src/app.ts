@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { noIpLocations } from './domain/geo-query.js';
+import { systemTimers, type Timers } from './domain/timers.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
@@ -23,6 +24,7 @@ import { ACCESS_TOKEN_TTL_S } from './identity/tokens.js';
 import { embeddedVerifier, externalVerifier } from './identity/verifier.js';
 import { datasourceInterface } from './interfaces/datasource/index.js';
 import { discoveryInterface } from './interfaces/discovery/index.js';
+import { liveEventsInterface } from './interfaces/discovery/events.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
@@ -37,6 +39,8 @@ export interface BuildOptions {
   /** An already open store; otherwise one is opened from config.databaseUrl (and closed with the app). */
   store?: Store;
   clock?: Clock;
+  /** Repeating timers; tests pass manual ones. */
+  timers?: Timers;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
 }
@@ -62,7 +66,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
+  const ctx: AppContext = { config, store, clock, timers: options.timers ?? systemTimers, keys, verifier, tokens: { store, keys, clock, issuer }, locateIp };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {
@@ -114,6 +118,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => federationInterface(scope, ctx), { prefix: '/federation/v2' });
   await app.register((scope) => permissionsInterface(scope, ctx), { prefix: '/permissions' });
   await app.register((scope) => discoveryInterface(scope, ctx), { prefix: '/discovery/v0' });
+  await app.register((scope) => liveEventsInterface(scope, ctx), { prefix: '/discovery/v0' });
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
   await registerWeb(app);
 

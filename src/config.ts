@@ -54,6 +54,7 @@ export const VARIABLES = {
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
+  EVENTS_MAX_CLIENTS: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '10000', meaning: 'concurrent connections to the live event stream (discovery assets/events)', expected: 'expected a non-negative integer' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
     meaning: 'fatal, error, warn, info, debug (one access-log line per request), trace, silent', expected: 'expected one of fatal, error, warn, info, debug, trace, silent',
@@ -101,6 +102,10 @@ export interface Config {
   readonly changeLog: boolean;
   /** How long changes are kept in the change log before they are pruned. */
   readonly changeRetentionMs: number;
+  /** Concurrent connections to the live event stream; beyond them a 503. */
+  readonly eventsMaxClients: number;
+  /** Bytes an event-stream client may leave unread before it is closed as too slow (not in the environment: tests lower it). */
+  readonly eventsMaxUnreadBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -154,6 +159,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT ?? 'auto',
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
+    eventsMaxClients: Number(e.EVENTS_MAX_CLIENTS ?? '10000'),
+    eventsMaxUnreadBytes: 4 * 1024 * 1024,
   });
 }
 

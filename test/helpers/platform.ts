@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import { ManualTimers } from '../../src/domain/timers.js';
 import { registerClient } from '../../src/identity/clients.js';
 import { registerUser } from '../../src/identity/users.js';
 import { issueAccessToken } from '../../src/identity/tokens.js';
@@ -16,6 +17,8 @@ export interface TestPlatform {
   app: FastifyInstance;
   ctx: AppContext;
   clock: ManualClock;
+  /** The app's repeating timers: they fire (and move the clock) only when advanced. */
+  timers: ManualTimers;
   db: TestDatabase;
   /** An access token of client `clientId` (created on first use with these roles). */
   clientToken(clientId: string, roles?: Array<string | RoleAssignment>): Promise<string>;
@@ -32,7 +35,8 @@ const asAssignment = (r: string | RoleAssignment): RoleAssignment => (typeof r =
 export async function startPlatform(kind: StoreKind, overrides: Partial<Config> = {}): Promise<TestPlatform> {
   const { store, db, dispose } = await createTestStore(kind);
   const clock = new ManualClock();
-  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock });
+  const timers = new ManualTimers(clock);
+  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock, timers });
 
   const clientToken = async (clientId: string, roles: Array<string | RoleAssignment> = []) => {
     let client = await findClient(store, clientId);
@@ -46,7 +50,7 @@ export async function startPlatform(kind: StoreKind, overrides: Partial<Config> 
   };
 
   return {
-    kind, app, ctx, clock, db, clientToken,
+    kind, app, ctx, clock, timers, db, clientToken,
     async siteToken(site, centre = { latitude: 43.4623, longitude: -3.80998 }) {
       await upsertSite(store, {
         id: site, name: site, type: 'city', latitude: centre.latitude, longitude: centre.longitude,
