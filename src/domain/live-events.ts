@@ -30,6 +30,8 @@ export interface LiveEvent {
   position: Point | null;
   /** Where the stream last saw it, when that differs: a stream over an area hears of assets leaving it. */
   previous: Point | null;
+  /** The change moved the asset from where the stream never saw it (it may have left any area). */
+  movedFromUnknown: boolean;
   /** The attributes the change set, with their new values; none for a delete. */
   attributes: NgsiAttributes;
   at: number;
@@ -127,8 +129,9 @@ const allows = (values: string[] | undefined, value: string | null): boolean => 
 
 /**
  * Does the filter let the event through? An event over an area passes when the
- * asset is in it, or was (so the stream hears it leave), or its position is not
- * known (a delete of an asset never seen: the client drops it if it has it).
+ * asset is in it, or was (so the stream hears it leave), or may have been (it
+ * moved from where the stream never saw it), or its position is not known (a
+ * delete of an asset never seen): a client drops what it shows, ignores the rest.
  */
 export function eventMatches(filter: EventFilter, e: LiveEvent): boolean {
   if (!allows(filter.sites, e.site) || !allows(filter.services, e.service) || !allows(filter.providers, e.provider)) return false;
@@ -136,7 +139,7 @@ export function eventMatches(filter: EventFilter, e: LiveEvent): boolean {
   if (filter.urnPrefix !== undefined && !e.id.startsWith(filter.urnPrefix)) return false;
   if (filter.bbox) {
     if (e.position === null) return e.kind === 'delete';
-    return insideBox(e.position, filter.bbox) || (e.previous !== null && insideBox(e.previous, filter.bbox));
+    return insideBox(e.position, filter.bbox) || (e.previous !== null && insideBox(e.previous, filter.bbox)) || e.movedFromUnknown;
   }
   return true;
 }
@@ -170,6 +173,7 @@ export function liveEventOf(change: Change, stored: Point | undefined, last: Poi
   return {
     seq: change.seq, kind: change.kind, id: change.assetId, type: change.assetType, site: change.site,
     service: urn.service, provider: urn.provider, experimenter: urn.experimenter, experiment: urn.experiment,
-    position, previous: moved ? last : null, attributes: change.attributes, at: change.at,
+    position, previous: moved ? last : null, movedFromUnknown: last === undefined && given !== undefined && change.kind === 'update',
+    attributes: change.attributes, at: change.at,
   };
 }

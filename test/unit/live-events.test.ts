@@ -53,6 +53,9 @@ describe('live events: filters', () => {
     assert.deepEqual(moved.position, { latitude: 40, longitude: -3 });
     assert.deepEqual(moved.previous, here);
     assert.ok(eventMatches(parseEventFilter({ bbox: '-3.9,43.4,-3.7,43.5' }), moved), 'leaving the box is told');
+    const unseen = liveEventOf(change({ attributes: { location: { type: 'geo:point', value: '40.0, -3.0', metadata: {} } } }), { latitude: 40, longitude: -3 }, undefined);
+    assert.ok(unseen.movedFromUnknown);
+    assert.ok(eventMatches(parseEventFilter({ bbox: '-3.9,43.4,-3.7,43.5' }), unseen), 'a move from an unknown place may be a departure');
     const stays = liveEventOf(change(), undefined, { latitude: 40, longitude: -3 });
     assert.equal(stays.previous, null);
     assert.ok(!eventMatches(parseEventFilter({ bbox: '-3.9,43.4,-3.7,43.5' }), stays));

@@ -4,6 +4,8 @@ import {
   assetName, formatDateTime, formatValue, isBoolean, isNumeric, isOnline, nonEmpty, timeAgo, toEpochMs, typeLabel,
 } from './format';
 import { type Chartable, HistoryView } from './history';
+import { updatePanelValues } from './live/panel';
+import type { LiveChange } from './live/stream';
 import { notify } from './notify';
 import { colourClass } from './palette';
 import type { Asset, AssetContext, AssetData, FeatureProperties } from './types';
@@ -42,6 +44,7 @@ export class AssetPanel {
   private loading: AbortController | null = null;
   private history: HistoryView | null = null;
   private current: string | null = null;
+  private liveChart: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly handlers: PanelHandlers) {
     // Escape closes the panel wherever focus is; the search box stops it first while its list is open.
@@ -79,6 +82,13 @@ export class AssetPanel {
     }
     this.render(hint, a ?? d, d, false);
     return a ?? d;
+  }
+
+  /** Changes of the open asset heard live: its values change in place, its chart is drawn again. */
+  liveChanged(changes: LiveChange[]): void {
+    if (!updatePanelValues(this.root, changes)) return;
+    if (this.liveChart !== undefined) clearTimeout(this.liveChart);
+    this.liveChart = setTimeout(() => void this.history?.load(), 500);
   }
 
   close(): void {

@@ -3,6 +3,7 @@ import { AssetPanel, type AssetHint } from './asset-panel';
 import { byId, debounce } from './dom';
 import { ONLINE_WINDOW_MS } from './format';
 import { type FilterState, Filters, activeCount, categoryName, matches } from './filters';
+import { LiveMap } from './live/live-map';
 import { ObservatoryMap, SITE_ZOOM } from './map';
 import { notify } from './notify';
 import { colourIndex } from './palette';
@@ -27,6 +28,7 @@ export class Observatory {
   private readonly sidebar = new Sidebar();
   private readonly panel: AssetPanel;
   private readonly busy = byId('map-busy');
+  private readonly live: LiveMap;
 
   constructor(private readonly api: Api) {
     this.map = new ObservatoryMap(byId('map'), {
@@ -44,6 +46,15 @@ export class Observatory {
       onLocate: (lat, lon) => this.map.flyTo(lat, lon, 17, byId('asset-panel')),
     });
     window.addEventListener('popstate', () => this.followHash());
+    this.live = new LiveMap(api.auth, byId('map').parentElement ?? byId('map'), {
+      features: () => this.features,
+      show: (features) => {
+        this.features = features;
+        this.render();
+      },
+      openAssetChanged: (_id, changes) => this.panel.liveChanged(changes),
+      reload: () => void this.refresh(),
+    }, () => this.panel.openId);
   }
 
   async start(): Promise<void> {
@@ -104,6 +115,7 @@ export class Observatory {
       this.search = null;
       this.features = [];
       this.busy.hidden = true;
+      this.live.follow(null, this.filters.state);
       this.render();
       return;
     }
@@ -111,10 +123,12 @@ export class Observatory {
     this.search = ctrl;
     this.busy.hidden = false;
     this.sidebar.showLoading();
+    this.live.loading();
     try {
       const state = this.filters.state;
+      const ring = this.map.viewRing();
       const filter = [state.service && `service:${state.service}`, state.provider && `provider:${state.provider}`].filter(Boolean).join(',');
-      const { collections, total } = await this.api.geoSearch(this.map.viewRing(), {
+      const { collections, total } = await this.api.geoSearch(ring, {
         city: state.site || undefined,
         filter: filter || undefined,
         type: state.type || undefined,
@@ -122,8 +136,10 @@ export class Observatory {
         per: PER,
       }, ctrl.signal);
       if (this.search !== ctrl) return;
-      this.features = collections.flatMap((c) => (Array.isArray(c.features) ? c.features : []))
-        .filter((f) => f?.properties?.id && f.geometry && f.geometry.type === 'Point');
+      const bounds: [number, number, number, number] = [ring[0]![0], ring[0]![1], ring[2]![0], ring[2]![1]];
+      this.features = this.live.loaded(collections.flatMap((c) => (Array.isArray(c.features) ? c.features : []))
+        .filter((f) => f?.properties?.id && f.geometry && f.geometry.type === 'Point'), bounds);
+      this.live.follow(bounds, state);
       this.total = total;
       this.truncated = total !== null ? total > this.features.length : this.features.length >= PER;
       const counts = new Map<string, number>();
