@@ -210,6 +210,13 @@ describeEachStore('discovery: the live event stream', (platform) => {
     }, p);
   });
 
+  it('answers HEAD with the stream\'s headers and no stream', async () => {
+    const res = await platform().app.inject({ method: 'HEAD', url: `${EVENTS}?site=santander` });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/event-stream/);
+    assert.equal(res.body, '');
+  });
+
   it('refuses bad parameters with a 400 naming them', async () => {
     const p = platform();
     const cases: Array<[string, Record<string, string>, RegExp]> = [

@@ -42,6 +42,8 @@ export async function liveEventsInterface(scope: FastifyInstance, ctx: AppContex
     const filter = parseEventFilter(request.query);
     const after = parseLastEventId(request.headers['last-event-id'] ?? request.query.lastEventId);
     if (hub.isFull()) throw new AppError('EVENT_STREAM_FULL', undefined, { retryAfterSeconds: 5 });
+    // HEAD asks what a stream would answer, not for the stream.
+    if (request.method === 'HEAD') return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache, no-transform').send('');
     const resumable = after === undefined || await hub.canResume(after);
 
     reply.hijack();
