@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { noIpLocations } from './domain/geo-query.js';
+import { systemTimers, type Timers } from './domain/timers.js';
 import { registerBearerAuth } from './http/auth.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { handleClientError } from './http/client-errors.js';
@@ -28,6 +29,7 @@ import { ACCESS_TOKEN_TTL_S } from './identity/tokens.js';
 import { embeddedVerifier, externalVerifier } from './identity/verifier.js';
 import { datasourceInterface } from './interfaces/datasource/index.js';
 import { discoveryInterface } from './interfaces/discovery/index.js';
+import { liveEventsInterface } from './interfaces/discovery/events.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
@@ -35,7 +37,6 @@ import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
 import { lowestLiveCursor } from './storage/repositories/subscriptions.js';
 import { SubscriptionDelivery } from './services/subscription-delivery.js';
-import { systemTimers, type Timers } from './services/timers.js';
 import { parseDestinationPolicy } from './domain/notify-destination.js';
 import { Registry } from 'prom-client';
 import { prettyStream } from './http/pretty-log.js';
@@ -47,7 +48,7 @@ export interface BuildOptions {
   /** An already open store; otherwise one is opened from config.databaseUrl (and closed with the app). */
   store?: Store;
   clock?: Clock;
-  /** What background services wait on (tests pass controllable ones). */
+  /** What background work waits on (tests pass manual timers). */
   timers?: Timers;
   /** Apply migrations at start (default true). */
   migrate?: boolean;
@@ -79,12 +80,13 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
   const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock) };
+  const timers = options.timers ?? systemTimers;
   const metrics = new Registry();
   const delivery = new SubscriptionDelivery({
-    store, clock, timers: options.timers ?? systemTimers, policy: parseDestinationPolicy(config.notifyAllowedHosts), timeoutMs: config.notifyTimeoutMs,
+    store, clock, timers, policy: parseDestinationPolicy(config.notifyAllowedHosts), timeoutMs: config.notifyTimeoutMs,
     service: config.platformServiceName, registry: metrics, onError: (error, what) => app.log.warn({ err: error }, what),
   });
-  const ctx: AppContext = { config, store, clock, keys, verifier, tokens, locateIp, delivery };
+  const ctx: AppContext = { config, store, clock, timers, keys, verifier, tokens, locateIp, delivery };
   // The store gets ready (schema, signing key, bootstrap clients) while the routes are registered,
   // which touch no data: on SQLite the writer's thread starts meanwhile.
   const storeReady = (async () => {
@@ -143,6 +145,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await app.register((scope) => federationInterface(scope, ctx), { prefix: '/federation/v2' });
   await app.register((scope) => permissionsInterface(scope, ctx), { prefix: '/permissions' });
   await app.register((scope) => discoveryInterface(scope, ctx), { prefix: '/discovery/v0' });
+  await app.register((scope) => liveEventsInterface(scope, ctx), { prefix: '/discovery/v0' });
   await app.register((scope) => datasourceInterface(scope, ctx), { prefix: '/datasource' });
   await registerWeb(app, config);
 

@@ -86,6 +86,7 @@ export const VARIABLES = {
     expected: 'expected host names, addresses or CIDRs separated by commas',
   },
   NOTIFY_TIMEOUT: { schema: Type.String({ pattern: DURATION }), default: '5s', meaning: 'a notification not answered by then has failed (and is tried again)', expected: 'expected a duration such as 5s or 1500ms' },
+  EVENTS_MAX_CLIENTS: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '10000', meaning: 'concurrent connections to the live event stream (discovery assets/events)', expected: 'expected a non-negative integer' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
     meaning: 'fatal, error, warn, info, debug (one access-log line per request), trace, silent', expected: 'expected one of fatal, error, warn, info, debug, trace, silent',
@@ -152,6 +153,10 @@ export interface Config {
   readonly notifyAllowedHosts: string;
   /** A notification not answered within this has failed. */
   readonly notifyTimeoutMs: number;
+  /** Concurrent connections to the live event stream; beyond them a 503. */
+  readonly eventsMaxClients: number;
+  /** Bytes an event-stream client may leave unread before it is closed as too slow (not in the environment: tests lower it). */
+  readonly eventsMaxUnreadBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -225,6 +230,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subscriptionQuota: Number(e.SUBSCRIPTION_QUOTA ?? '1000'),
     notifyAllowedHosts: e.NOTIFY_ALLOWED_HOSTS ?? '',
     notifyTimeoutMs: parseDuration(e.NOTIFY_TIMEOUT ?? '5s'),
+    eventsMaxClients: Number(e.EVENTS_MAX_CLIENTS ?? '10000'),
+    eventsMaxUnreadBytes: 4 * 1024 * 1024,
   });
 }
 

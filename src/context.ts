@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import type { IpLocator } from './domain/geo-query.js';
+import type { Timers } from './domain/timers.js';
 import type { KeyRing } from './identity/key-ring.js';
 import type { TokenIssuer } from './identity/tokens.js';
 import type { TokenVerifier } from './identity/verifier.js';
@@ -12,6 +13,8 @@ export interface AppContext {
   config: Config;
   store: Store;
   clock: Clock;
+  /** Repeating timers (the event stream's heartbeat); tests move them by hand. */
+  timers: Timers;
   keys: KeyRing;
   tokens: TokenIssuer;
   verifier: TokenVerifier;

@@ -22,6 +22,7 @@ export const ERRORS = {
   INTERNAL: { kind: 'InternalServerError', message: 'Internal server error' },
   STORE_UNAVAILABLE: { kind: 'ServiceUnavailable', message: 'The store is unreachable, retry later' },
   TIMEOUT: { kind: 'RequestTimeout', message: 'The request took too long to arrive' },
+  EVENT_STREAM_FULL: { kind: 'ServiceUnavailable', message: 'The live event stream has as many clients as it takes (EVENTS_MAX_CLIENTS); retry later' },
   HEADERS_TOO_LARGE: { kind: 'RequestHeaderFieldsTooLarge', message: 'The request headers exceed 16 KiB' },
 
   // identity provider (RFC 6749 §5.2 error codes)

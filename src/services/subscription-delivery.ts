@@ -15,7 +15,7 @@ import {
 } from '../storage/repositories/subscriptions.js';
 import type { Store } from '../storage/store.js';
 import { Notifier } from './notifier.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../domain/timers.js';
 
 /**
  * Delivers the notifications of NGSI v2 subscriptions from the change log, at

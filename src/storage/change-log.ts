@@ -74,6 +74,12 @@ export class ChangeLog {
     return this.looking;
   }
 
+  /** The seq of the oldest change still kept (undefined: the log is empty); older ones were pruned. */
+  async oldest(): Promise<number | undefined> {
+    const row = await this.read.selectFrom('changes').select((eb) => eb.fn.min('seq').as('first')).executeTakeFirst();
+    return row?.first === null || row?.first === undefined ? undefined : Number(row.first);
+  }
+
   /** The committed changes after `seq`, in order; at most `limit` (and never more than a page). */
   async after(seq: number, limit?: number): Promise<Change[]> {
     const rows = await this.read.selectFrom('changes').selectAll()

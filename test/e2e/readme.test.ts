@@ -103,4 +103,19 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
     // The subscription is listed as it was written.
     assert.match(parts[4] as string, /"description":"Santander temperatures"/);
   });
+
+  it('the live stream command, replaying from the start, prints the asset\'s create and update as events', async () => {
+    const section = README.slice(README.indexOf('## What you do next\n'));
+    const command = /`(curl -N '[^`]*\/discovery\/v0\/assets\/events[^`]*)`/.exec(section)?.[1];
+    assert.ok(command, 'the README shows the live stream command');
+    const replay = /`(-H 'Last-Event-ID: 0')`/.exec(section)?.[1];
+    assert.ok(replay, 'and how to replay from the start');
+    // A stream never ends by itself: curl stops it after 3 s here (exit 28), as Ctrl-C would.
+    const script = `${command.replaceAll('127.0.0.1:8080', `127.0.0.1:${server.port}`)} ${replay} -s --max-time 3; test $? = 28`;
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1' };
+    const { code, out } = await runShell(script, env, 30_000);
+    assert.equal(code, 0, out);
+    assert.match(out, new RegExp(`^event: create\\ndata: \\{"id":"${ASSET}"`, 'm'));
+    assert.match(out, new RegExp(`^event: update\\ndata: \\{"id":"${ASSET}"`, 'm'));
+  });
 });

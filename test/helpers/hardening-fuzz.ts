@@ -181,3 +181,21 @@ export async function storeDigest(store: Store): Promise<{ digest: string; rows:
   }
   return { digest: hash.digest('hex'), rows };
 }
+
+/**
+ * Sends a fuzzed request and reads its whole answer. A stream that opens (the
+ * live event stream's 200, which never ends by itself) is answered at its
+ * headers and closed: what the fuzzer judges is the status and the error bodies.
+ */
+export async function injectAnswer(app: FastifyInstance, req: ReturnType<typeof toRequest>): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }> {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || !/\/assets\/events(\?|$)/.test(req.url)) return app.inject(req);
+  const res = await app.inject({ ...req, payloadAsStream: true });
+  const stream = res.stream();
+  if (res.statusCode === 200 && /^text\/event-stream/.test(String(res.headers['content-type']))) {
+    stream.destroy();
+    return { statusCode: res.statusCode, headers: res.headers, body: '' };
+  }
+  let body = '';
+  for await (const chunk of stream) body += String(chunk);
+  return { statusCode: res.statusCode, headers: res.headers, body };
+}

@@ -1,8 +1,9 @@
 import { after, before, describe } from 'node:test';
-import { buildApp, type BuildOptions } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import { ManualTimers } from '../../src/domain/timers.js';
 import { registerClient } from '../../src/identity/clients.js';
 import { registerUser } from '../../src/identity/users.js';
 import { issueAccessToken } from '../../src/identity/tokens.js';
@@ -16,6 +17,8 @@ export interface TestPlatform {
   app: FastifyInstance;
   ctx: AppContext;
   clock: ManualClock;
+  /** The app's repeating timers: they fire (and move the clock) only when advanced. */
+  timers: ManualTimers;
   db: TestDatabase;
   /** An access token of client `clientId` (created on first use with these roles). */
   clientToken(clientId: string, roles?: Array<string | RoleAssignment>): Promise<string>;
@@ -29,10 +32,11 @@ export interface TestPlatform {
 const asAssignment = (r: string | RoleAssignment): RoleAssignment => (typeof r === 'string' ? { role: r, experiment: null } : r);
 
 /** The whole platform, in-process, on a fresh database of `kind`, with a manual clock. */
-export async function startPlatform(kind: StoreKind, overrides: Partial<Config> = {}, build: Pick<BuildOptions, 'timers'> & { clock?: ManualClock } = {}): Promise<TestPlatform> {
+export async function startPlatform(kind: StoreKind, overrides: Partial<Config> = {}, build: { clock?: ManualClock; timers?: ManualTimers } = {}): Promise<TestPlatform> {
   const { store, db, dispose } = await createTestStore(kind);
   const clock = build.clock ?? new ManualClock();
-  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock, ...(build.timers ? { timers: build.timers } : {}) });
+  const timers = build.timers ?? new ManualTimers(clock);
+  const { app, ctx } = await buildApp({ config: testConfig({ databaseUrl: db.url, ...overrides }), store, clock, timers });
 
   const clientToken = async (clientId: string, roles: Array<string | RoleAssignment> = []) => {
     let client = await findClient(store, clientId);
@@ -46,7 +50,7 @@ export async function startPlatform(kind: StoreKind, overrides: Partial<Config> 
   };
 
   return {
-    kind, app, ctx, clock, db, clientToken,
+    kind, app, ctx, clock, timers, db, clientToken,
     async siteToken(site, centre = { latitude: 43.4623, longitude: -3.80998 }) {
       await upsertSite(store, {
         id: site, name: site, type: 'city', latitude: centre.latitude, longitude: centre.longitude,

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock.js';
 import { assetBody, create, remove, timeInstant, update } from '../helpers/federation.js';
 import { freePort } from '../helpers/free-port.js';
-import { ManualTimers } from '../helpers/manual-timers.js';
+import { ManualTimers } from '../../src/domain/timers.js';
 import { bearer, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { Receiver } from '../helpers/receiver.js';
 import { STORES } from '../helpers/stores.js';

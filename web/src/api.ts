@@ -57,7 +57,7 @@ function describe(status: number, body: unknown): string {
 }
 
 export class Api {
-  constructor(private readonly auth: TokenSource) {}
+  constructor(readonly auth: TokenSource) {}
 
   private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
     return (await this.request<T>(path, signal)).body;

@@ -6,6 +6,8 @@ import {
 import type { Comparison } from './comparison';
 import { type Chartable, HistoryView } from './history';
 import type { TimeRange } from './time-range';
+import { updatePanelValues } from './live/panel';
+import type { LiveChange } from './live/stream';
 import { notify } from './notify';
 import { colourClass } from './palette';
 import type { Asset, AssetContext, AssetData, FeatureProperties } from './types';
@@ -54,6 +56,7 @@ export class AssetPanel {
   private current: string | null = null;
   private wish: HistoryWish = { attr: null, range: null };
   private names: string[] = [];
+  private liveChart: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly root: HTMLElement, private readonly api: Api, private readonly comparison: Comparison, private readonly handlers: PanelHandlers) {
     // Escape closes the panel wherever focus is; the search box stops it first while its list is open.
@@ -103,6 +106,13 @@ export class AssetPanel {
     }
     this.render(hint, a ?? d, d, false);
     return a ?? d;
+  }
+
+  /** Changes of the open asset heard live: its values change in place, its chart is drawn again. */
+  liveChanged(changes: LiveChange[]): void {
+    if (!updatePanelValues(this.root, changes)) return;
+    if (this.liveChart !== undefined) clearTimeout(this.liveChart);
+    this.liveChart = setTimeout(() => void this.history?.load(), 500);
   }
 
   close(): void {

@@ -19,7 +19,8 @@ interface Entry {
 }
 
 function entryKey(f: AssetFeature): string {
-  return `${f.properties.type}|${f.properties.last_update_at ?? ''}`;
+  // The position too: a marker whose asset moved (live updates) is drawn again where it is now.
+  return `${f.properties.type}|${f.properties.last_update_at ?? ''}|${f.geometry?.coordinates?.join(',') ?? ''}`;
 }
 
 export function assetLabel(f: AssetFeature, online: boolean): string {

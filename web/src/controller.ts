@@ -5,6 +5,7 @@ import { Comparison } from './comparison';
 import { byId, debounce } from './dom';
 import { count, isOnline, onlineWindowMs } from './format';
 import { type FilterState, Filters, activeCount, categoryName, matches } from './filters';
+import { LiveMap } from './live/live-map';
 import { ObservatoryMap, SITE_ZOOM } from './map';
 import { notify } from './notify';
 import { colourIndex } from './palette';
@@ -40,6 +41,7 @@ export class Observatory {
   private started = false;
   /** The address this page last wrote or followed. */
   private written = '';
+  private readonly live: LiveMap;
 
   constructor(private readonly api: Api, settings: PageSettings) {
     this.map = new ObservatoryMap(byId('map'), {
@@ -68,6 +70,15 @@ export class Observatory {
     };
     window.addEventListener('popstate', follow);
     window.addEventListener('hashchange', follow);
+    this.live = new LiveMap(api.auth, byId('map').parentElement ?? byId('map'), {
+      features: () => this.features,
+      show: (features) => {
+        this.features = features;
+        this.render();
+      },
+      openAssetChanged: (_id, changes) => this.panel.liveChanged(changes),
+      reload: () => void this.refresh(),
+    }, () => this.panel.openId);
   }
 
   /** Opens the view the address describes (a shared link), else the world. */
@@ -175,6 +186,7 @@ export class Observatory {
       this.search = null;
       this.features = [];
       this.busy.hidden = true;
+      this.live.follow(null, this.filters.state);
       this.render();
       return;
     }
@@ -182,11 +194,16 @@ export class Observatory {
     this.search = ctrl;
     this.busy.hidden = false;
     this.sidebar.showLoading();
+    this.live.loading();
     try {
-      const { collections, total } = await this.api.geoSearch(this.map.viewRing(), { ...platformFilters(this.filters.state), per: PER }, ctrl.signal);
+      const state = this.filters.state;
+      const ring = this.map.viewRing();
+      const { collections, total } = await this.api.geoSearch(ring, { ...platformFilters(state), per: PER }, ctrl.signal);
       if (this.search !== ctrl) return;
-      this.features = collections.flatMap((c) => (Array.isArray(c.features) ? c.features : []))
-        .filter((f) => f?.properties?.id && f.geometry && f.geometry.type === 'Point');
+      const bounds: [number, number, number, number] = [ring[0]![0], ring[0]![1], ring[2]![0], ring[2]![1]];
+      this.features = this.live.loaded(collections.flatMap((c) => (Array.isArray(c.features) ? c.features : []))
+        .filter((f) => f?.properties?.id && f.geometry && f.geometry.type === 'Point'), bounds);
+      this.live.follow(bounds, state);
       this.total = total;
       this.truncated = total !== null ? total > this.features.length : this.features.length >= PER;
       const counts = new Map<string, number>();

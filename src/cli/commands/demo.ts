@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { ManualClock } from '../../domain/clock.js';
+import { pushLiveUpdates } from '../../demo/live.js';
 import { loadDemo, type DemoSummary } from '../../demo/loader.js';
 import { fail, print, withStore } from '../runtime.js';
 
@@ -30,7 +31,10 @@ export function demoCommands(program: Command): void {
     .option('--days <n>', 'days of history', positiveInt('days', 1, 31), 7)
     .option('--step <minutes>', 'minutes between two readings of every asset (default: each kind\'s cadence, 30 min to 6 h)', positiveInt('step', 5, 1440))
     .option('--json', 'print the summary as JSON')
-    .action(async (o: { days: number; step?: number; json?: boolean }) => {
+    .option('--live', 'then keep the city alive: push updates through the federation interface, each site with its own token, until Ctrl-C')
+    .option('--rate <n>', 'live updates per second, over all sites (with --live)', positiveInt('rate', 1, 5000), 5)
+    .option('--count <n>', 'stop after this many live updates (with --live)', positiveInt('count', 1, 100_000_000))
+    .action(async (o: { days: number; step?: number; json?: boolean; live?: boolean; rate: number; count?: number }) => {
       await withStore(async (store, config) => {
         // The whole platform on this store, as `serve` builds it, so the data goes through the federation service.
         const clock = new ManualClock(Date.now());
@@ -41,6 +45,23 @@ export function demoCommands(program: Command): void {
             log: o.json ? undefined : (line) => process.stderr.write(`${line}\n`),
           });
           print(!!o.json, summary, describe(summary));
+          if (o.live) {
+            const stop = new AbortController();
+            const onSignal = () => stop.abort();
+            process.once('SIGINT', onSignal);
+            process.once('SIGTERM', onSignal);
+            process.stderr.write(`pushing ${o.rate} live updates a second${o.count ? ` (${o.count} in all)` : '; Ctrl-C stops'}\n`);
+            try {
+              const live = await pushLiveUpdates(app, { ...ctx, clock }, {
+                rate: o.rate, count: o.count, signal: stop.signal, log: (line) => process.stderr.write(`${line}\n`),
+              });
+              process.stderr.write(`live updates pushed: ${live.updates}${live.refused ? `; refused: ${live.refused} (first: ${live.firstRefusal})` : ''}\n`);
+              if (live.refused > 0) process.exitCode = 1;
+            } finally {
+              process.off('SIGINT', onSignal);
+              process.off('SIGTERM', onSignal);
+            }
+          }
         } finally {
           await app.close();
         }
