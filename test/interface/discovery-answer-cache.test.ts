@@ -47,7 +47,7 @@ describeEachStore('discovery answers asked again', (platform) => {
 
   it('shows an asset\'s latest values after each update', async () => {
     for (const value of [21, 22, 23]) {
-      const body = { TimeInstant: timeInstant(`2017-07-25T13:${value}:00.000Z`), temperature: { type: 'Number', value } };
+      const body = { TimeInstant: timeInstant(`2017-07-25T14:${value}:00.000Z`), temperature: { type: 'Number', value } };
       assert.equal((await update(platform(), site, id(1), body)).statusCode, 204);
       for (let k = 0; k < 2; k++) {
         const res = await get(`/assets/${encodeURIComponent(id(1))}`);
