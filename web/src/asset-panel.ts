@@ -112,7 +112,7 @@ export class AssetPanel {
   liveChanged(changes: LiveChange[]): void {
     if (!updatePanelValues(this.root, changes)) return;
     if (this.liveChart !== undefined) clearTimeout(this.liveChart);
-    this.liveChart = setTimeout(() => void this.history?.load(), 500);
+    this.liveChart = setTimeout(() => this.history?.follow(), 500);
   }
 
   close(): void {

@@ -139,6 +139,13 @@ export class HistoryView {
     void this.load();
   }
 
+  /** New readings arrived: a preset range moves on to now (a chosen one stays put), and the chart is drawn again. */
+  follow(): void {
+    const range = this.picker.value;
+    if (range.preset) this.picker.set(presetRange(range.preset));
+    void this.load();
+  }
+
   private zoom(from: number, to: number): void {
     this.picker.set({ preset: null, from, to });
     this.o.onChange();
