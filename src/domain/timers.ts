@@ -35,57 +35,67 @@ interface Scheduled {
 /**
  * Timers that fire only when told how much time passed; they move the clock
  * given along, firing each timer as often as it fell due, in time order. A
+ * timeout is due at a time of the clock, so a test that moves the clock itself
+ * makes it due too; a repeating timer counts only the time moved through the
+ * timers, as a real interval does not fire for time that never passed. A
  * timeout set for no time at all fires at once (in a microtask).
  */
 export class ManualTimers implements Timers {
-  private readonly scheduled = new Map<number, Scheduled>();
+  private readonly timeouts = new Map<number, Scheduled>();
+  private readonly intervals = new Map<number, Scheduled>();
   private next = 1;
   private elapsed = 0;
 
   constructor(private readonly clock?: ManualClock) {}
 
-  /** The clock's time when there is one (a test may also move it directly), else the time moved so far. */
-  private now(): number {
+  private clockNow(): number {
     return this.clock ? this.clock.now() : this.elapsed;
-  }
-
-  private moveTo(time: number): void {
-    const by = time - this.now();
-    if (by <= 0) return;
-    if (this.clock) this.clock.advance(by);
-    else this.elapsed = time;
   }
 
   setTimeout(fire: () => void, ms: number): unknown {
     const handle = this.next++;
     if (ms <= 0) queueMicrotask(fire);
-    else this.scheduled.set(handle, { due: this.now() + ms, every: undefined, fire });
+    else this.timeouts.set(handle, { due: this.clockNow() + ms, every: undefined, fire });
     return handle;
   }
 
   clearTimeout(handle: unknown): void {
-    this.scheduled.delete(handle as number);
+    this.timeouts.delete(handle as number);
   }
 
   every(ms: number, tick: () => void): CancelTimer {
     const handle = this.next++;
-    this.scheduled.set(handle, { due: this.now() + ms, every: ms, fire: tick });
-    return () => this.scheduled.delete(handle);
+    this.intervals.set(handle, { due: this.elapsed + ms, every: ms, fire: tick });
+    return () => this.intervals.delete(handle);
   }
 
   /** Moves time on by `ms`, firing every timer due by then, in time order. */
   advance(ms: number): void {
-    const end = this.now() + ms;
+    let left = ms;
     for (;;) {
-      let first: [number, Scheduled] | undefined;
-      for (const entry of this.scheduled) if (entry[1].due <= end && (!first || entry[1].due < first[1].due)) first = entry;
+      // How far ahead each timer is, in the time base it counts in.
+      let first: { wait: number; handle: number; timer: Scheduled; repeating: boolean } | undefined;
+      for (const [handle, timer] of this.timeouts) {
+        const wait = Math.max(0, timer.due - this.clockNow());
+        if (wait <= left && (!first || wait < first.wait)) first = { wait, handle, timer, repeating: false };
+      }
+      for (const [handle, timer] of this.intervals) {
+        const wait = Math.max(0, timer.due - this.elapsed);
+        if (wait <= left && (!first || wait < first.wait)) first = { wait, handle, timer, repeating: true };
+      }
       if (!first) break;
-      const [handle, timer] = first;
-      this.moveTo(timer.due);
-      if (timer.every === undefined) this.scheduled.delete(handle);
-      else timer.due += timer.every;
-      timer.fire();
+      this.step(first.wait);
+      left -= first.wait;
+      if (first.repeating) first.timer.due = this.elapsed + (first.timer.every as number);
+      else this.timeouts.delete(first.handle);
+      first.timer.fire();
     }
-    this.moveTo(end);
+    this.step(left);
+  }
+
+  private step(ms: number): void {
+    if (ms <= 0) return;
+    this.elapsed += ms;
+    this.clock?.advance(ms);
   }
 }
