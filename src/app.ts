@@ -31,6 +31,7 @@ import { discoveryInterface } from './interfaces/discovery/index.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
+import { startHistoryPruning } from './services/history-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
 import { prettyStream } from './http/pretty-log.js';
@@ -135,8 +136,10 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   await registerWeb(app);
 
   const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'));
+  const historyPruning = startHistoryPruning(store, clock, config, (error) => app.log.warn({ err: error }, 'dropping expired history failed'));
   app.addHook('onClose', async () => {
     await pruning.stop();
+    await historyPruning.stop();
     outage.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();

@@ -17,6 +17,8 @@ export interface Variable {
 }
 
 const DURATION = '^[0-9]+(ms|s|m|h|d)$';
+/** A duration, or `forever`: how long history is kept. */
+const RETENTION = '^([0-9]+(ms|s|m|h|d)|forever)$';
 
 /** The environment the platform reads, validated once at start (DESIGN.md, "Configuration"). */
 export const VARIABLES = {
@@ -68,6 +70,14 @@ export const VARIABLES = {
   IP_LOCATION_DB: { schema: Type.String({ minLength: 1 }), default: 'unset', meaning: 'MaxMind DB city databases, separated by commas, for ip in geo searches', expected: 'expected the paths of MaxMind DB files, separated by commas' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CLOCK_SKEW: { schema: Type.String({ pattern: DURATION }), default: '5m', meaning: "a TimeInstant further ahead of the platform's time than this is refused (400)", expected: 'expected a duration such as 5m, 30s or 1h' },
+  HISTORY_RETENTION: {
+    schema: Type.String({ pattern: RETENTION }), default: 'forever',
+    meaning: "raw readings received longer ago than this are dropped (a site's own retention, opencity site set-retention, comes first)", expected: 'expected forever or a duration such as 90d, 720h or 30m',
+  },
+  ROLLUP_RETENTION: {
+    schema: Type.String({ pattern: RETENTION }), default: 'forever',
+    meaning: 'hourly and daily rollups of readings whose hour or day ended longer ago than this are dropped', expected: 'expected forever or a duration such as 3650d or 365d',
+  },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
   LOG_LEVEL: {
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info',
@@ -126,6 +136,10 @@ export interface Config {
   readonly changeRetentionMs: number;
   /** How far ahead of the platform's time a TimeInstant may be. */
   readonly clockSkewMs: number;
+  /** How long raw readings are kept, by receive time, where a site names no retention of its own; Infinity: forever. */
+  readonly historyRetentionMs: number;
+  /** How long hourly and daily rollups are kept after their hour or day ended; Infinity: forever. */
+  readonly rollupRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +152,11 @@ export function parseDuration(text: string): number {
   const match = /^([0-9]+)(ms|s|m|h|d)$/.exec(text);
   if (!match) throw new ConfigError(`not a duration: ${text}`);
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+}
+
+/** A retention: a duration in ms, or Infinity for `forever`. */
+export function parseRetention(text: string): number {
+  return text === 'forever' ? Number.POSITIVE_INFINITY : parseDuration(text);
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the first bad variable. */
@@ -185,6 +204,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     changeLog: (e.CHANGE_LOG ?? 'on') === 'on',
     changeRetentionMs: parseDuration(e.CHANGE_RETENTION ?? '7d'),
     clockSkewMs: parseDuration(e.CLOCK_SKEW ?? '5m'),
+    historyRetentionMs: parseRetention(e.HISTORY_RETENTION ?? 'forever'),
+    rollupRetentionMs: parseRetention(e.ROLLUP_RETENTION ?? 'forever'),
   });
 }
 
