@@ -1,7 +1,8 @@
 import { parseRetention } from '../config.js';
 import type { Clock } from '../domain/clock.js';
-import { effectiveRetentionMs, readingsExpireBefore } from '../domain/history-retention.js';
-import { dropExpiredReadings, listSiteRetentions } from '../storage/repositories/history-retention.js';
+import { effectiveRetentionMs, readingsExpireBefore, rollupsExpireBefore } from '../domain/history-retention.js';
+import { ROLLUP_PERIODS_MS } from '../domain/history-rollups.js';
+import { dropExpiredReadings, dropExpiredRollups, listSiteRetentions } from '../storage/repositories/history-retention.js';
 import type { Store } from '../storage/store.js';
 
 /** How often expired history is looked for. */
@@ -10,15 +11,19 @@ const PRUNE_EVERY_MS = 60_000;
 export interface HistoryRetention {
   /** HISTORY_RETENTION: for the sites that name none of their own. */
   historyRetentionMs: number;
+  /** ROLLUP_RETENTION. */
+  rollupRetentionMs: number;
 }
 
 export interface PrunedHistory {
   readings: number;
+  rollups: number;
 }
 
 /**
  * Drops, once, what has expired at `now`: each site's raw readings older
- * than its retention. Every write is short (../storage/repositories/history-retention.ts).
+ * than its retention, and the rollups older than theirs (the rollups of
+ * dropped readings stay until then). Every write is short (../storage/repositories/history-retention.ts).
  */
 export async function pruneHistory(store: Store, now: number, retention: HistoryRetention, stopped: () => boolean = () => false): Promise<PrunedHistory> {
   let readings = 0;
@@ -27,7 +32,12 @@ export async function pruneHistory(store: Store, now: number, retention: History
     const before = readingsExpireBefore(now, effectiveRetentionMs(own === null ? undefined : parseRetention(own), retention.historyRetentionMs));
     if (before !== undefined) readings += await dropExpiredReadings(store, site, before, stopped);
   }
-  return { readings };
+  let rollups = 0;
+  for (const periodMs of ROLLUP_PERIODS_MS) {
+    const before = rollupsExpireBefore(now, retention.rollupRetentionMs, periodMs);
+    if (before !== undefined && !stopped()) rollups += await dropExpiredRollups(store, periodMs, before, stopped);
+  }
+  return { readings, rollups };
 }
 
 export interface HistoryPruning {

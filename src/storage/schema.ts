@@ -22,6 +22,7 @@ export interface Database {
   asset_activity: AssetActivityTable;
   changes: ChangeTable;
   site_retention: SiteRetentionTable;
+  history_drops: HistoryDropsTable;
   reading_rollups: ReadingRollupTable;
 }
 
@@ -207,6 +208,12 @@ export interface SiteRetentionTable {
   site: string;
   /** A duration such as `90d`, or `forever`. */
   retention: string;
+}
+
+/** One row (id 1): how many writes dropped expired history; it only grows. */
+export interface HistoryDropsTable {
+  id: number;
+  drops: number;
 }
 
 /**

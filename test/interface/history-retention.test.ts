@@ -39,7 +39,7 @@ describeEachStore('retention of raw readings', (platform) => {
     for (let i = 0; i < 2; i++) assert.equal((await values(SHORT)).length, 20);
     // Now: a day after the last reading; the short site keeps 2 days, so receive times from now - 2d on.
     const now = T0 + 19 * 12 * HOUR + DAY;
-    const pruned = await pruneHistory(store, now, { historyRetentionMs: Number.POSITIVE_INFINITY });
+    const pruned = await pruneHistory(store, now, { historyRetentionMs: Number.POSITIVE_INFINITY, rollupRetentionMs: Number.POSITIVE_INFINITY });
     // Received before now - 2d = T0 + 8.5 d expire: readings 0 … 16; reading 17, received at exactly the cutoff, stays.
     const cutoff = now - 2 * DAY;
     const kept = Array.from({ length: 20 }, (_, i) => i).filter((i) => T0 + i * 12 * HOUR >= cutoff);
@@ -53,7 +53,7 @@ describeEachStore('retention of raw readings', (platform) => {
     const store = platform().ctx.store;
     const now = T0 + 10 * 12 * HOUR + 5 * DAY;
     // Keeps receive times >= T0 + 10 × 12 h: readings 10 … 19.
-    await pruneHistory(store, now, { historyRetentionMs: 5 * DAY });
+    await pruneHistory(store, now, { historyRetentionMs: 5 * DAY, rollupRetentionMs: Number.POSITIVE_INFINITY });
     assert.deepEqual((await values(CITY)).map((r: string[]) => r[1]), ['10', '11', '12', '13', '14', '15', '16', '17', '18', '19']);
   });
 
@@ -61,7 +61,7 @@ describeEachStore('retention of raw readings', (platform) => {
     const store = platform().ctx.store;
     const before = (await values(SHORT)).length;
     assert.equal(await setSiteRetention(store, 'keepshort', 'forever'), true);
-    await pruneHistory(store, T0 + 400 * DAY, { historyRetentionMs: DAY });
+    await pruneHistory(store, T0 + 400 * DAY, { historyRetentionMs: DAY, rollupRetentionMs: Number.POSITIVE_INFINITY });
     assert.equal((await values(SHORT)).length, before);
     // The other site follows the platform: everything of it expired.
     assert.deepEqual(await values(CITY), []);

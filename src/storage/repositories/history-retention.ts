@@ -1,3 +1,5 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 
 /**
@@ -27,6 +29,11 @@ export async function listSiteRetentions(store: Store): Promise<Array<{ site: st
   const rows = await store.read.selectFrom('sites').leftJoin('site_retention', 'site_retention.site', 'sites.id')
     .select(['sites.id as site', 'site_retention.retention']).orderBy('sites.id').execute();
   return rows.map((r) => ({ site: r.site, retention: r.retention ?? null }));
+}
+
+/** Tells the answers kept for ranges (src/interfaces/datasource/history-answers.ts) that history lost something. */
+async function countDrop(trx: Transaction<Database>): Promise<void> {
+  await trx.updateTable('history_drops').set((eb) => ({ drops: eb('drops', '+', 1) })).where('id', '=', 1).execute();
 }
 
 interface Series {
@@ -65,11 +72,30 @@ export async function dropExpiredReadings(store: Store, site: string, before: nu
         // A series with more left to drop is visited again by the next write.
         if (n >= DROP_CHUNK) break;
       }
+      if (n > 0) await countDrop(trx);
       return { n, at };
     });
     dropped += result.n;
     next = result.at;
     // The writes that arrived meanwhile go first.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return dropped;
+}
+
+/** Drops the rollups of `periodMs` whose bucket started before `before`, DROP_CHUNK rows a write; how many. */
+export async function dropExpiredRollups(store: Store, periodMs: number, before: number, stopped: () => boolean = () => false): Promise<number> {
+  let dropped = 0;
+  while (!stopped()) {
+    const n = await store.writes.run(async (trx) => {
+      const result = await sql`delete from reading_rollups where (asset_seq, attr_name, period_ms, bucket) in (
+        select asset_seq, attr_name, period_ms, bucket from reading_rollups where period_ms = ${periodMs} and bucket < ${before} limit ${DROP_CHUNK})`.execute(trx);
+      const n = Number(result.numAffectedRows ?? 0n);
+      if (n > 0) await countDrop(trx);
+      return n;
+    });
+    dropped += n;
+    if (n < DROP_CHUNK) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   return dropped;

@@ -1,0 +1,64 @@
+import type { BucketStats } from './aggregation.js';
+import type { TimeRange } from './history-query.js';
+
+/**
+ * Hourly and daily rollups of each series (asset, attribute): the count, sum,
+ * least, greatest, first and last of its numeric readings by receive time.
+ * An aggregation whose period is a whole number of hours reads them instead
+ * of the raw readings: its buckets (epoch-aligned multiples of the period)
+ * are made of whole hours, or of whole days when the period is whole days.
+ */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** The periods rolled up, each a granule of the periods built from it. */
+export const ROLLUP_PERIODS_MS = [HOUR_MS, DAY_MS] as const;
+
+/** The rollup a period of this length is built from (days when it is whole days), or undefined when it is not whole hours. */
+export function rollupGranule(periodMs: number): number | undefined {
+  if (periodMs % DAY_MS === 0) return DAY_MS;
+  if (periodMs % HOUR_MS === 0) return HOUR_MS;
+  return undefined;
+}
+
+/**
+ * How a range is read from rollups of `granule`: the granules it holds whole
+ * (their starts, from `first` to `last`), and the pieces at either end that
+ * cut a granule, read from raw readings. No range: every granule, no pieces.
+ */
+export interface RollupSplit {
+  whole: { first: number; last: number } | undefined | 'all';
+  edges: TimeRange[];
+}
+
+/** `range.to` is inclusive, as everywhere in history. */
+export function splitForRollups(range: TimeRange | undefined, granule: number): RollupSplit {
+  if (range === undefined) return { whole: 'all', edges: [] };
+  const firstWhole = Math.ceil(range.from / granule) * granule;
+  const endWhole = Math.floor((range.to + 1) / granule) * granule;
+  if (firstWhole >= endWhole) return { whole: undefined, edges: [range] };
+  const edges: TimeRange[] = [];
+  if (range.from < firstWhole) edges.push({ from: range.from, to: firstWhole - 1 });
+  if (endWhole <= range.to) edges.push({ from: endWhole, to: range.to });
+  return { whole: { first: firstWhole, last: endWhole - granule }, edges };
+}
+
+/**
+ * Stats of parts of buckets (each within one bucket of `periodMs`) folded into
+ * the buckets, ascending by start; the parts are added in the order given.
+ */
+export function foldIntoBuckets(parts: readonly BucketStats[], periodMs: number): BucketStats[] {
+  const buckets = new Map<number, BucketStats>();
+  for (const part of parts) {
+    const start = Math.floor(part.start / periodMs) * periodMs;
+    const bucket = buckets.get(start);
+    if (!bucket) buckets.set(start, { ...part, start });
+    else {
+      bucket.count += part.count;
+      bucket.sum += part.sum;
+      bucket.min = Math.min(bucket.min, part.min);
+      bucket.max = Math.max(bucket.max, part.max);
+    }
+  }
+  return [...buckets.values()].sort((a, b) => a.start - b.start);
+}
