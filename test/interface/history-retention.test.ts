@@ -11,10 +11,12 @@ const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const CITY = 'urn:oc:entity:keepall:environment:retention:1';
 const SHORT = 'urn:oc:entity:keepshort:environment:retention:1';
+const CHURN = 'urn:oc:entity:churn:environment:retention:1';
 
 describeEachStore('retention of raw readings', (platform) => {
   const keepAll = new HistorySite(platform, 'keepall');
   const keepShort = new HistorySite(platform, 'keepshort');
+  const churn = new HistorySite(platform, 'churn');
   const get = (url: string) => platform().app.inject({ method: 'GET', url });
   const values = async (asset: string) => {
     const res = await get(`/datasource/${asset}/temperature:ambient/readings?limit=1000`);
@@ -31,12 +33,18 @@ describeEachStore('retention of raw readings', (platform) => {
       for (let i = 1; i < 20; i++) await site.update(asset, temperature(String(i)), T0 + i * 12 * HOUR);
     }
     assert.equal(await setSiteRetention(platform().ctx.store, 'keepshort', '2d'), true);
+    await churn.register();
+    assert.equal(await setSiteRetention(platform().ctx.store, 'churn', '1d'), true);
   });
 
   it('a site without retention of its own follows the platform; one with its own loses what expired, exactly', async () => {
     const store = platform().ctx.store;
     // Asked twice, so that the answers are kept: what is dropped must not be served from them.
-    for (let i = 0; i < 2; i++) assert.equal((await values(SHORT)).length, 20);
+    const ranged = `/datasource/${SHORT}/temperature:ambient/readings?from=${iso(T0)}&to=${iso(T0 + 20 * DAY)}`;
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await values(SHORT)).length, 20);
+      assert.equal((await get(ranged)).json().readings.length, 20);
+    }
     // Now: a day after the last reading; the short site keeps 2 days, so receive times from now - 2d on.
     const now = T0 + 19 * 12 * HOUR + DAY;
     const pruned = await pruneHistory(store, now, { historyRetentionMs: Number.POSITIVE_INFINITY, rollupRetentionMs: Number.POSITIVE_INFINITY });
@@ -46,6 +54,7 @@ describeEachStore('retention of raw readings', (platform) => {
     // Each write kept two readings: the temperature and its TimeInstant.
     assert.equal(pruned.readings, 2 * (20 - kept.length));
     assert.deepEqual(await values(SHORT), kept.map((i) => [iso(T0 + i * 12 * HOUR), `${i}`]));
+    assert.deepEqual((await get(ranged)).json().readings.map((r: { attrValue: string }) => r.attrValue), kept.map((i) => `${i}`));
     assert.equal((await values(CITY)).length, 20);
   });
 
@@ -66,5 +75,17 @@ describeEachStore('retention of raw readings', (platform) => {
     // The other site follows the platform: everything of it expired.
     assert.deepEqual(await values(CITY), []);
     assert.equal(await setSiteRetention(store, 'no-such-site', '1d'), false);
+  });
+
+  it('a range that lost a reading and gained another is read again, not served as it was kept', async () => {
+    await churn.create(CHURN, temperature('a'), T0);
+    await churn.update(CHURN, temperature('b'), T0 + 12 * HOUR);
+    const ranged = `/datasource/${CHURN}/temperature:ambient/readings?from=${iso(T0)}&to=${iso(T0 + 100 * DAY)}`;
+    const seen = async () => (await get(ranged)).json().readings.map((r: { attrValue: string }) => r.attrValue);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await seen(), ['a', 'b']);
+    // 'a' expires, 'c' arrives: the range holds as many readings as before.
+    await pruneHistory(platform().ctx.store, T0 + DAY + 1, { historyRetentionMs: Number.POSITIVE_INFINITY, rollupRetentionMs: Number.POSITIVE_INFINITY });
+    await churn.update(CHURN, temperature('c'), T0 + DAY + 2);
+    assert.deepEqual(await seen(), ['b', 'c']);
   });
 });
