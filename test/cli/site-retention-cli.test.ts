@@ -21,7 +21,7 @@ for (const kind of STORES) {
     });
 
     const run = (...args: string[]) => opencity(db.url, ...args);
-    const retentionOf = async (site: string) => (await listSiteRetentions(store)).find((s) => s.site === site)?.retention;
+    const retentionOf = async (site: string) => (await listSiteRetentions(store)).find((s) => s.site === site)?.retention ?? null;
 
     it('site add --retention keeps it; set-retention changes it, to forever, then back to the default', async () => {
       const added = await run('site', 'add', 'shortlived', '--name', 'Short', '--lat', '43.46', '--lon', '-3.81', '--retention', '90d', '--json');
@@ -40,7 +40,7 @@ for (const kind of STORES) {
       const bad = await run('site', 'add', 'badretention', '--name', 'Bad', '--lat', '1', '--lon', '2', '--retention', '3 months');
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--retention must be forever or a duration such as 90d/);
-      assert.equal(await retentionOf('badretention'), undefined);
+      assert.equal(await retentionOf('badretention'), null);
       const unknown = await run('site', 'set-retention', 'nosuchsite', '30d');
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /no site nosuchsite/);

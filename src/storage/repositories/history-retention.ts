@@ -24,11 +24,17 @@ export async function setSiteRetention(store: Store, site: string, retention: st
   });
 }
 
-/** Each site with its own retention, or null where it follows the platform's; by id. */
+/**
+ * Each site that has assets or a retention of its own, with that retention, or
+ * null where it follows the platform's; by id. The sites of assets count even
+ * once the site itself was removed: their history stays, and expires.
+ */
 export async function listSiteRetentions(store: Store): Promise<Array<{ site: string; retention: string | null }>> {
-  const rows = await store.read.selectFrom('sites').leftJoin('site_retention', 'site_retention.site', 'sites.id')
-    .select(['sites.id as site', 'site_retention.retention']).orderBy('sites.id').execute();
-  return rows.map((r) => ({ site: r.site, retention: r.retention ?? null }));
+  const own = await store.read.selectFrom('site_retention').select(['site', 'retention']).execute();
+  const sites = await store.read.selectFrom('assets').select('site').distinct().execute();
+  const retention = new Map<string, string | null>(sites.map((r) => [r.site, null]));
+  for (const r of own) retention.set(r.site, r.retention);
+  return [...retention].map(([site, value]) => ({ site, retention: value })).sort((a, b) => (a.site < b.site ? -1 : a.site > b.site ? 1 : 0));
 }
 
 /** Tells the answers kept for ranges (src/interfaces/datasource/history-answers.ts) that history lost something. */
