@@ -1,4 +1,4 @@
-import type { BucketStats } from './aggregation.js';
+import { isNumericValue, type BucketStats } from './aggregation.js';
 import type { TimeRange } from './history-query.js';
 
 /**
@@ -61,4 +61,63 @@ export function foldIntoBuckets(parts: readonly BucketStats[], periodMs: number)
     }
   }
   return [...buckets.values()].sort((a, b) => a.start - b.start);
+}
+
+/** What a batch of readings adds to one rollup row. */
+export interface RollupDelta {
+  assetSeq: number;
+  attrName: string;
+  periodMs: number;
+  bucket: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  firstTime: number;
+  firstValue: number;
+  lastTime: number;
+  lastValue: number;
+}
+
+/** The readings of a batch as they are written: text values, receive times. */
+export interface RolledReading {
+  seq: number;
+  name: string;
+  recvTime: number;
+  value: string;
+}
+
+/**
+ * What a batch's readings, in write order, add to the rollups: numeric ones
+ * only (isNumericValue), summed in write order; first and last by receive
+ * time, ties going to the first and the last written.
+ */
+export function rollupDeltas(readings: readonly RolledReading[]): RollupDelta[] {
+  const deltas = new Map<string, RollupDelta>();
+  for (const r of readings) {
+    if (!isNumericValue(r.value)) continue;
+    const v = Number(r.value);
+    for (const periodMs of ROLLUP_PERIODS_MS) {
+      const bucket = Math.floor(r.recvTime / periodMs) * periodMs;
+      const key = `${r.seq}\u0000${r.name}\u0000${periodMs}\u0000${bucket}`;
+      const d = deltas.get(key);
+      if (!d) {
+        deltas.set(key, { assetSeq: r.seq, attrName: r.name, periodMs, bucket, count: 1, sum: v, min: v, max: v, firstTime: r.recvTime, firstValue: v, lastTime: r.recvTime, lastValue: v });
+        continue;
+      }
+      d.count++;
+      d.sum += v;
+      if (v < d.min) d.min = v;
+      if (v > d.max) d.max = v;
+      if (r.recvTime < d.firstTime) {
+        d.firstTime = r.recvTime;
+        d.firstValue = v;
+      }
+      if (r.recvTime >= d.lastTime) {
+        d.lastTime = r.recvTime;
+        d.lastValue = v;
+      }
+    }
+  }
+  return [...deltas.values()];
 }

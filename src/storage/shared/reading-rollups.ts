@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { ROLLUP_PERIODS_MS } from '../../domain/history-rollups.js';
+import { ROLLUP_PERIODS_MS, rollupDeltas } from '../../domain/history-rollups.js';
 import type { ReadingRow } from '../../domain/update-plan.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
 
@@ -9,8 +9,8 @@ import { PreparedQuery, type Session } from '../prepared-query.js';
  * stores run alike, each store giving only its test of a numeric value.
  */
 
-/** Readings per statement at most, so that the statement has few shapes to prepare. */
-const CHUNK = 64;
+/** Rollup rows per statement at most, so that the statement has few shapes to prepare. */
+const CHUNK = 32;
 
 const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
 
@@ -48,19 +48,32 @@ export function rollupUpsert(source: RawBuilder<unknown>, numeric: RawBuilder<nu
       ${keep('last_time', 'excluded.last_time >= reading_rollups.last_time')}`;
 }
 
-/** A chunk of a batch's readings as a table (variant: rows). */
-const ADD_TO_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => 4 * rows, (_db, p, dialect, rows) => {
-  const values = sql.join(Array.from({ length: rows }, (_, i) => sql`(${p[4 * i]}, ${p[4 * i + 1]}, ${p[4 * i + 2]}, ${p[4 * i + 3]}, ${sql.lit(i)})`));
-  const source = sql`(select cast(column1 as bigint) as asset_seq, cast(column2 as text) as attr_name, cast(column3 as bigint) as recv_time,
-    cast(column4 as text) as attr_value, column5 as ord from (values ${values}) as batch)`;
-  return rollupUpsert(source, dialect.readings.numericValue());
+const COLUMNS = ['asset_seq', 'attr_name', 'period_ms', 'bucket', 'n', 'total', 'least', 'greatest', 'first_time', 'first_value', 'last_time', 'last_value'] as const;
+
+/** The same merge as rollupUpsert's, of rows computed by the write path (src/domain/history-rollups.ts). */
+const mergeRow = sql.raw(`n = reading_rollups.n + excluded.n,
+      total = reading_rollups.total + excluded.total,
+      ${[['least', 'excluded.least < reading_rollups.least'], ['greatest', 'excluded.greatest > reading_rollups.greatest'],
+    ['first_value', 'excluded.first_time < reading_rollups.first_time'], ['first_time', 'excluded.first_time < reading_rollups.first_time'],
+    ['last_value', 'excluded.last_time >= reading_rollups.last_time'], ['last_time', 'excluded.last_time >= reading_rollups.last_time']]
+    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`);
+
+/** Rollup rows to merge (variant: rows). */
+const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => COLUMNS.length * rows, (_db, p, _dialect, rows) => {
+  const width = COLUMNS.length;
+  const values = sql.join(Array.from({ length: rows }, (_, i) => sql`(${sql.join(COLUMNS.map((_c, k) => sql`${p[width * i + k]}`))})`));
+  return sql<never>`insert into reading_rollups (${sql.raw(COLUMNS.join(', '))}) values ${values}
+    on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${mergeRow}`;
 });
 
 /** Adds a batch's readings, in write order, to the rollups of their series. */
 export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK);
-    await ADD_TO_ROLLUPS.run(session, chunk.flatMap((r) => [r.seq, r.name, r.recvTime, r.value]), chunk.length);
+  const deltas = rollupDeltas(rows);
+  for (let i = 0; i < deltas.length; i += CHUNK) {
+    const chunk = deltas.slice(i, i + CHUNK);
+    await MERGE_ROLLUPS.run(session, chunk.flatMap((d) => [
+      d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue,
+    ]), chunk.length);
   }
 }
 
