@@ -33,6 +33,7 @@ import { liveEventsInterface } from './interfaces/discovery/events.js';
 import { federationInterface } from './interfaces/federation/index.js';
 import { permissionsInterface } from './interfaces/permissions/index.js';
 import { startChangePruning } from './services/change-pruning.js';
+import { startHistoryPruning } from './services/history-pruning.js';
 import { openIpLocations } from './services/ip-locations.js';
 import { Store } from './storage/store.js';
 import { lowestLiveCursor } from './storage/repositories/subscriptions.js';
@@ -151,9 +152,11 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
 
   const pruning = startChangePruning(store.changes, clock, config.changeRetentionMs, (error) => app.log.warn({ err: error }, 'pruning the change log failed'),
     () => lowestLiveCursor(store, clock.now()));
+  const historyPruning = startHistoryPruning(store, clock, config, (error) => app.log.warn({ err: error }, 'dropping expired history failed'));
   app.addHook('onClose', async () => {
     await delivery.stop();
     await pruning.stop();
+    await historyPruning.stop();
     outage.stop();
     if (ownsStore) await store.close();
     else await store.writes.drain();

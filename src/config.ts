@@ -21,6 +21,8 @@ export interface Variable {
 const DURATION = '^[0-9]+(ms|s|m|h|d)$';
 const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
+/** A duration, or `forever`: how long history is kept. */
+const RETENTION = '^([0-9]+(ms|s|m|h|d)|forever)$';
 
 /** The environment the platform reads, validated once at start (DESIGN.md, "Configuration"). */
 export const VARIABLES = {
@@ -78,6 +80,14 @@ export const VARIABLES = {
   MAP_TILES_ATTRIBUTION: { schema: Type.String({ minLength: 1 }), default: OSM_ATTRIBUTION, meaning: 'the credit shown with the tiles (their licence asks for it)', expected: 'expected a non-empty text' },
   CHANGE_LOG: { schema: Type.Union([Type.Literal('on'), Type.Literal('off')]), default: 'on', meaning: 'record every asset write in the change log', expected: 'expected on or off' },
   CLOCK_SKEW: { schema: Type.String({ pattern: DURATION }), default: '5m', meaning: "a TimeInstant further ahead of the platform's time than this is refused (400)", expected: 'expected a duration such as 5m, 30s or 1h' },
+  HISTORY_RETENTION: {
+    schema: Type.String({ pattern: RETENTION }), default: 'forever',
+    meaning: "raw readings received longer ago than this are dropped (a site's own retention, opencity site set-retention, comes first)", expected: 'expected forever or a duration such as 90d, 720h or 30m',
+  },
+  ROLLUP_RETENTION: {
+    schema: Type.String({ pattern: RETENTION }), default: 'forever',
+    meaning: 'hourly and daily rollups of readings whose hour or day ended longer ago than this are dropped', expected: 'expected forever or a duration such as 3650d or 365d',
+  },
   CHANGE_RETENTION: { schema: Type.String({ pattern: DURATION }), default: '7d', meaning: 'changes older than this are pruned from the change log', expected: 'expected a duration such as 7d, 48h or 90m' },
   SUBSCRIPTION_QUOTA: { schema: Type.String({ pattern: '^[0-9]+$' }), default: '1000', meaning: 'NGSI v2 subscriptions an owner may hold', expected: 'expected a non-negative integer' },
   NOTIFY_ALLOWED_HOSTS: {
@@ -157,6 +167,10 @@ export interface Config {
   readonly eventsMaxClients: number;
   /** Bytes an event-stream client may leave unread before it is closed as too slow (not in the environment: tests lower it). */
   readonly eventsMaxUnreadBytes: number;
+  /** How long raw readings are kept, by receive time, where a site names no retention of its own; Infinity: forever. */
+  readonly historyRetentionMs: number;
+  /** How long hourly and daily rollups are kept after their hour or day ended; Infinity: forever. */
+  readonly rollupRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +183,11 @@ export function parseDuration(text: string): number {
   const match = /^([0-9]+)(ms|s|m|h|d)$/.exec(text);
   if (!match) throw new ConfigError(`not a duration: ${text}`);
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+}
+
+/** A retention: a duration in ms, or Infinity for `forever`. */
+export function parseRetention(text: string): number {
+  return text === 'forever' ? Number.POSITIVE_INFINITY : parseDuration(text);
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the first bad variable. */
@@ -232,6 +251,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     notifyTimeoutMs: parseDuration(e.NOTIFY_TIMEOUT ?? '5s'),
     eventsMaxClients: Number(e.EVENTS_MAX_CLIENTS ?? '10000'),
     eventsMaxUnreadBytes: 4 * 1024 * 1024,
+    historyRetentionMs: parseRetention(e.HISTORY_RETENTION ?? 'forever'),
+    rollupRetentionMs: parseRetention(e.ROLLUP_RETENTION ?? 'forever'),
   });
 }
 

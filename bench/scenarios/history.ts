@@ -6,6 +6,7 @@ import type { StoreKind } from '../lib/databases.js';
 import { ensureDataset, type DatasetSize } from '../lib/datasets.js';
 import { planAsset, STEP_MS, type DatasetInfo } from '../lib/generate.js';
 import { getter, probe, summarize, type Latencies } from '../lib/probe.js';
+import { dropMonthUnderUpdates, type ExpiryStall } from '../lib/expiry-stall.js';
 import { startServer, type BenchServer } from '../lib/server.js';
 import type { LoadResult, ResultRow, Scenario } from '../types.js';
 
@@ -15,7 +16,8 @@ import type { LoadResult, ResultRow, Scenario } from '../types.js';
  * per reading (the readings table and its indexes over the readings it holds),
  * the p50 of the last 24 h of one attribute on distinct series, of an hourly
  * average over (up to) a year, of a daily average of 100 assets in one call,
- * an export's rows per second with the server's peak RSS during it, and the
+ * an export's rows per second with the server's peak RSS during it, the p99
+ * of concurrent updates while the data set's first month is dropped as expired, and the
  * generator's time when the data set had to be made. The p50s beside the sizes
  * give the growth curve: a query's cost must not grow with the history's length.
  *
@@ -126,6 +128,7 @@ interface SizeFigures {
   hourlyYear: Latencies;
   daily100: Latencies;
   export: { rows: number; ms: number; peakRss: number };
+  expiry: ExpiryStall;
 }
 
 async function measure(store: StoreKind, size: DatasetSize): Promise<SizeFigures> {
@@ -156,7 +159,9 @@ async function measure(store: StoreKind, size: DatasetSize): Promise<SizeFigures
     const daily100 = await probe((i) => client.get(`/datasource/readings?attr=${attr}&assets=${same}&from=${yearFrom}&to=${end(i)}&aggrMethod=avg&aggrPeriod=P1D`),
       { warmup: 2, maxRequests: 50 });
     const exported = await exportOnce(server, (targets[0] as Target).id);
-    return { size, generatorMs, bytes, readings, last24h, hourlyYear, daily100, export: exported };
+    // Last: it drops readings of this copy of the data set.
+    const expiry = await dropMonthUnderUpdates(server, info);
+    return { size, generatorMs, bytes, readings, last24h, hourlyYear, daily100, export: exported, expiry };
   } finally {
     client.close();
     await server.close();
@@ -193,6 +198,12 @@ function rows(label: string, f: SizeFigures): ResultRow[] {
       result: summarize([f.export.ms]).result, baselineName: '-', baseline: none,
       goal: '>= 500,000 rows/s, RSS < 150 MiB', met: exportRate >= 500_000 && f.export.peakRss < 150 * 2 ** 20,
     },
+    {
+      name: `dropping a month of expired readings (${f.expiry.dropped.toLocaleString('en-US')} in ${(f.expiry.dropMs / 1000).toFixed(1)} s`
+        + `${f.expiry.whole ? '' : ', cut short'}): concurrent updates, 8 connections, ${at}`,
+      result: f.expiry.updates.result, baselineName: '-', baseline: none, goal: 'p99 of concurrent updates <= 100 ms',
+      met: f.expiry.whole && f.expiry.updates.result.p99Ms <= 100 && f.expiry.updates.result.errors === 0,
+    },
   ];
   if (f.generatorMs !== undefined) {
     out.push({
@@ -207,8 +218,8 @@ const history: Scenario = {
   name: 'history',
   description: 'History at city scale on generated data sets (BENCH_HISTORY_SIZES readings, default 10M, 30M and 100M; SQLite and '
     + 'PostgreSQL): bytes per reading with indexes, p50 of the last 24 h of one attribute, of an hourly average over a year, of a '
-    + 'daily average of 100 assets in one call (one request at a time), an export\'s rows/s and server RSS, and the generator\'s time '
-    + 'when a data set was made. Read the p50s across sizes as the growth curve. Federation updates/s: the federation scenario.',
+    + 'daily average of 100 assets in one call (one request at a time), an export\'s rows/s and server RSS, the p99 of concurrent updates while a month of expired readings is dropped, '
+    + 'and the generator\'s time when a data set was made. Read the p50s across sizes as the growth curve. Federation updates/s: the federation scenario.',
   async run(): Promise<ResultRow[]> {
     const out: ResultRow[] = [];
     for (const store of ['sqlite', 'postgres'] as const) {

@@ -22,6 +22,9 @@ export interface Database {
   asset_activity: AssetActivityTable;
   changes: ChangeTable;
   subscriptions: SubscriptionTable;
+  site_retention: SiteRetentionTable;
+  history_drops: HistoryDropsTable;
+  reading_rollups: ReadingRollupTable;
 }
 
 export interface SiteTable {
@@ -225,4 +228,40 @@ export interface SubscriptionTable {
   /** The process delivering it, and until when its lease holds (epoch ms). */
   lease_holder: string | null;
   lease_until: number | null;
+}
+
+/** A site's own retention of raw readings (src/domain/history-retention.ts); a site without a row follows HISTORY_RETENTION. */
+export interface SiteRetentionTable {
+  site: string;
+  /** A duration such as `90d`, or `forever`. */
+  retention: string;
+}
+
+/** One row (id 1): how many writes dropped expired history; it only grows. */
+export interface HistoryDropsTable {
+  id: number;
+  drops: number;
+}
+
+/**
+ * The hourly and daily rollup of one series (asset, attribute): its numeric
+ * readings by receive time, kept current in the transaction that writes them.
+ */
+export interface ReadingRollupTable {
+  asset_seq: number;
+  attr_name: string;
+  /** 3,600,000 (an hour) or 86,400,000 (a day). */
+  period_ms: number;
+  /** Start of the hour or day, epoch ms. */
+  bucket: number;
+  n: number;
+  total: number;
+  least: number;
+  greatest: number;
+  /** Receive time and value of the earliest reading (the first written, among those of that time). */
+  first_time: number;
+  first_value: number;
+  /** Receive time and value of the latest reading (the last written, among those of that time). */
+  last_time: number;
+  last_value: number;
 }

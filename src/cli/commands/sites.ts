@@ -3,6 +3,8 @@ import { buildApp } from '../../app.js';
 import { registerClient } from '../../identity/clients.js';
 import { deleteAsset } from '../../services/federation.js';
 import { findClient } from '../../storage/repositories/principals.js';
+import { parseRetention } from '../../config.js';
+import { setSiteRetention } from '../../storage/repositories/history-retention.js';
 import { findSite } from '../../storage/repositories/sites.js';
 import { removeClientRecord } from '../../storage/repositories/principal-admin.js';
 import {
@@ -25,11 +27,21 @@ function quotaOf(value: string | undefined): number | null {
   return quota;
 }
 
+/** A site's retention as given (`90d`, `forever`), checked by the grammar of HISTORY_RETENTION. */
+function retentionOf(value: string): string {
+  try {
+    parseRetention(value);
+  } catch {
+    fail(`--retention must be forever or a duration such as 90d, 720h or 30m (got ${value})`);
+  }
+  return value;
+}
+
 function checkSiteId(id: string): void {
   if (!SITE_ID.test(id)) fail(`invalid site id: ${id} (letters, digits, _ and -; no colon)`);
 }
 
-interface SiteOptions { name?: string; lat?: string; lon?: string; countryCode?: string; country?: string; city?: string; quota?: string; json?: boolean }
+interface SiteOptions { name?: string; lat?: string; lon?: string; countryCode?: string; country?: string; city?: string; quota?: string; retention?: string; json?: boolean }
 
 export function siteCommands(program: Command): void {
   const site = program.command('site').description('manage sites');
@@ -42,12 +54,14 @@ export function siteCommands(program: Command): void {
     .option('--country <country>', 'country name')
     .option('--city <city>', 'city name (default: the name)')
     .option('--quota <n>', 'maximum number of assets (default SITE_QUOTA)')
+    .option('--retention <duration>', "how long the site's raw readings are kept: 90d, 720h, … or forever (default HISTORY_RETENTION)")
     .option('--json', 'print {"client_id","secret"}')
     .action(async (id: string, o: SiteOptions & { name: string; lat: string; lon: string }) => {
       checkSiteId(id);
       const latitude = number('lat', o.lat, -90, 90);
       const longitude = number('lon', o.lon, -180, 180);
       const quota = quotaOf(o.quota);
+      const retention = o.retention === undefined ? null : retentionOf(o.retention);
       const clientId = `ocsite-${id}`;
       await withStore(async (store) => {
         if (await findSite(store, id)) fail(`site ${id} already exists; nothing changed (opencity site update ${id} changes it)`, 1);
@@ -57,6 +71,8 @@ export function siteCommands(program: Command): void {
           countryCode: o.countryCode ?? null, country: o.country ?? null, city: o.city ?? o.name, quota,
         }, clock.now());
         if (!created) fail(`site ${id} already exists; nothing changed (opencity site update ${id} changes it)`, 1);
+        // Set (or cleared, should a former site of that id have left one) with the site.
+        await setSiteRetention(store, id, retention);
         const creds = await registerClient(store, clock, { clientId, name: `Site ${o.name}`, roles: [{ role: 'ocsite', experiment: null }] });
         print(!!o.json, creds, `site ${id} created\nclient_id: ${creds.client_id}\nsecret:    ${creds.secret}\n(the secret is not shown again)`);
       });
@@ -85,6 +101,18 @@ export function siteCommands(program: Command): void {
         if (!(await updateSiteDetails(store, id, changes))) fail(`no site ${id}`, 1);
         const now = (await listSiteSummaries(store)).find((s) => s.id === id);
         print(!!o.json, now, `site ${id} updated`);
+      });
+    });
+
+  site.command('set-retention <site> <retention>')
+    .description("how long the site's raw readings are kept: 90d, 720h, … or forever; default follows HISTORY_RETENTION again (rollups stay)")
+    .option('--json', 'print {"site","retention"}')
+    .action(async (id: string, value: string, o: { json?: boolean }) => {
+      checkSiteId(id);
+      const retention = value === 'default' ? null : retentionOf(value);
+      await withStore(async (store) => {
+        if (!(await setSiteRetention(store, id, retention))) fail(`no site ${id}`, 1);
+        print(!!o.json, { site: id, retention }, `site ${id} keeps its raw readings ${retention === null ? 'as HISTORY_RETENTION says' : retention === 'forever' ? 'forever' : `for ${retention}`}`);
       });
     });
 

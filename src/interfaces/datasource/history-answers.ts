@@ -12,6 +12,8 @@ const AGGREGATE_COUNT_CAP = 50_000;
 interface Kept {
   /** How many readings the range held when the answer was read. */
   readings: number;
+  /** How many writes had dropped expired history then. */
+  drops: number;
   body: Buffer;
 }
 
@@ -32,7 +34,8 @@ export function countCap(query: HistoryQuery): number | undefined {
  * Rendered answers of time ranges, kept while their range holds the same
  * readings: unlike the answers kept until anything is committed
  * (http/answer-cache.ts), these outlive the writes of a live city. Readings
- * are only ever added, never changed or removed: the readings of a range
+ * are only ever added, never changed, and removed only by the writes that drop
+ * expired history, which are counted: while none ran, the readings of a range
  * later on include those it held before, so if it holds as many, it holds the
  * same ones. Counting them walks one index and reads no
  * row, where answering reads and renders every one: dashboards that ask the
@@ -48,12 +51,12 @@ export class HistoryAnswers {
     const cap = countCap(query);
     const { range } = filter;
     if (cap === undefined || range === undefined) return read();
-    const readings = await countReadings(store, { ...filter, range }, cap);
+    const { readings, drops } = await countReadings(store, { ...filter, range }, cap);
     if (readings > cap) return read();
     const kept = this.kept.get(key);
-    if (kept?.readings === readings) return kept.body;
+    if (kept?.readings === readings && kept.drops === drops) return kept.body;
     const body = await read();
-    this.kept.set(key, { readings, body });
+    this.kept.set(key, { readings, drops, body });
     return body;
   }
 }

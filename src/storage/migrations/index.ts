@@ -11,8 +11,10 @@ import { cityPositionsSpgist } from './0800-city-positions-spgist.js';
 import { changeLog } from './0900-changes.js';
 import { clientSecretUnshown } from './1000-client-secret-unshown.js';
 import { readingsObservedTime } from './1000-readings-observed-time.js';
-import { liveAssetsBySite } from './1200-live-assets-by-site.js';
 import { subscriptions } from './1000-subscriptions.js';
+import { siteHistoryRetention } from './1050-site-history-retention.js';
+import { historyRollups } from './1100-history-rollups.js';
+import { liveAssetsBySite } from './1200-live-assets-by-site.js';
 
 /** One step of the schema, written for each store (a store's dialect picks its own: ../ports.ts). */
 export interface StoreMigration {
@@ -26,7 +28,7 @@ export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => 
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
-  clientSecretUnshown, readingsObservedTime, subscriptions, liveAssetsBySite];
+  clientSecretUnshown, readingsObservedTime, subscriptions, siteHistoryRetention, historyRollups, liveAssetsBySite];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {

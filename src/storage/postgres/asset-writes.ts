@@ -9,6 +9,7 @@ import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domai
 import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
+import { addToRollups } from '../shared/reading-rollups.js';
 
 /**
  * PostgreSQL's asset writes. Each statement is a round trip, so a batch takes
@@ -206,6 +207,11 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
       outcomes[index] = seq === undefined ? { kind: 'exists' } : { kind: 'created', seq };
       if (seq !== undefined) changes.add(createdChange(input.asset));
     }
+    // The rollups of the readings the statement wrote, in the same transaction.
+    await addToRollups(session, chosen.flatMap(({ input: { asset } }) => {
+      const seq = seqs.get(asset.id);
+      return seq === undefined ? [] : readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, observedTime: asset.recordedAt, ...r }));
+    }));
   }
   return outcomes as CreateOutcome[];
 }
@@ -226,6 +232,7 @@ async function update(session: Session, inputs: readonly AssetChange[], changes:
     ...deltaColumns(netActivityMoves(plan.hourMoves)),
     readings.map((r) => r.observedTime),
   ]);
+  await addToRollups(session, readings);
   // Most batches empty no hour (an hour empties when its counter's last asset moves on): the statement runs only when one did.
   if (emptied.rows.length > 0) {
     await DROP_EMPTY_ACTIVITIES.run(session, activityColumns(emptied.rows.map((e) => ({ key: e, hour: Number(e.hour) }))));

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { openBulkWriter } from '../open-store.js';
+import { rebuildRollups } from '../shared/reading-rollups.js';
 import { Store } from '../store.js';
 
 export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
@@ -53,7 +54,7 @@ export async function bulkLoad(databaseUrl: string, fill: (writer: BulkWriter) =
 /**
  * Recomputes what the write path maintains incrementally: live assets per
  * (site, service, provider, type), per hourly bucket of their last reading,
- * and the asset types in use. Missing service and provider count as ''.
+ * the asset types in use, and the rollups of readings. Missing service and provider count as ''.
  */
 export async function rebuildDerivedTables(store: Store): Promise<void> {
   const bucket = sql.lit(ACTIVITY_BUCKET_MS);
@@ -72,6 +73,7 @@ export async function rebuildDerivedTables(store: Store): Promise<void> {
     await sql`insert into asset_types (id, description)
       select distinct type, '' from assets where true
       on conflict (id) do nothing`.execute(trx);
+    await rebuildRollups(trx, store.dialect.readings.numericValue());
   });
 }
 

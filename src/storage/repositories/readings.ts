@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
+import { rollupGranule } from '../../domain/history-rollups.js';
 import type { Executor } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { Store } from '../store.js';
+import { aggregateFromRollups } from './reading-rollups.js';
 
 /**
  * The read side of the history that federation records: one row per attribute
@@ -141,21 +143,24 @@ export async function mergedReadings(
   return read.flat().sort((a, b) => sign * (at(a) - at(b) || a.seq - b.seq)).slice(page.offset, reach);
 }
 
-const countRange = (timeIndex: TimeIndex) => new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string }>(5,
+const countRange = (timeIndex: TimeIndex) => new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
   (db, [assetSeq, attrName, from, to, limit]) => db
     .selectFrom(filtered(db, { assetSeq, attrName, range: { from, to }, timeIndex }).select(sql<number>`1`.as('one')).limit(limit).as('m'))
-    .select((eb) => eb.fn.countAll<number>().as('n')));
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.selectFrom('history_drops').select('drops').where('id', '=', 1).as('drops')]));
 const COUNT_RANGE = { received: countRange('received'), observed: countRange('observed') };
 
 /**
  * How many readings of one attribute's range there are, counted no further
- * than `cap` (a result of cap + 1 means more). The count walks the history
- * index alone.
+ * than `cap` (a result of cap + 1 means more), and how many writes ever
+ * dropped expired history (a range may lose readings as it gains others).
+ * The count walks the history index alone.
  */
-export async function countReadings(store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number): Promise<number> {
+export async function countReadings(
+  store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number,
+): Promise<{ readings: number; drops: number }> {
   const { assetSeq, attrName, range } = filter;
   const [row] = await readPrepared(store, COUNT_RANGE[filter.timeIndex ?? 'received'], [assetSeq, attrName, range.from, range.to, cap + 1]);
-  return Number(row?.n ?? 0);
+  return { readings: Number(row?.n ?? 0), drops: Number(row?.drops ?? 0) };
 }
 
 /** The largest LIMIT both stores accept: a subquery fence that limits nothing. */
@@ -164,10 +169,24 @@ const NO_LIMIT = '9223372036854775807';
 /**
  * Buckets of one attribute's numeric readings, ascending by start, with the
  * count, sum, least and greatest of each (src/domain/aggregation.ts computes
- * every method from these); the page counts buckets. The bucket arithmetic is
- * integer division on epoch ms, the same in both stores.
+ * every method from these); the page counts buckets. A period of whole hours
+ * by receive time is read from the rollups (./reading-rollups.ts), which
+ * outlive the raw readings; any other from the raw readings.
  */
 export async function aggregateReadings(
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
+): Promise<BucketStats[]> {
+  const granule = filter.timeIndex === 'observed' ? undefined : rollupGranule(periodMs);
+  return granule === undefined
+    ? aggregateRawReadings(store, filter, periodMs, page)
+    : aggregateFromRollups(store, filter, periodMs, granule, page, aggregateRawReadings);
+}
+
+/**
+ * aggregateReadings from the raw readings. The bucket arithmetic is integer
+ * division on epoch ms, the same in both stores.
+ */
+export async function aggregateRawReadings(
   store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
 ): Promise<BucketStats[]> {
   const period = sql.lit(periodMs);

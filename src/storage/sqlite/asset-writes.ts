@@ -7,6 +7,7 @@ import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
+import { addToRollups } from '../shared/reading-rollups.js';
 
 /**
  * SQLite's asset writes. In process (the writer's thread), a statement costs
@@ -107,10 +108,12 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
   await UNINDEX_EXPERIMENT.run(session, [seq]);
 }
 
+/** Appends readings to history, and to the rollups of their series in the same transaction. */
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   for (const chunk of chunks(rows, READING_CHUNK)) {
     await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
   }
+  await addToRollups(session, rows);
 }
 
 async function recordAttributes(session: Session, rows: readonly AttributeRow[]): Promise<void> {

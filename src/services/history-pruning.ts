@@ -1,0 +1,68 @@
+import { parseRetention } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { effectiveRetentionMs, readingsExpireBefore, rollupsExpireBefore } from '../domain/history-retention.js';
+import { ROLLUP_PERIODS_MS } from '../domain/history-rollups.js';
+import { dropExpiredReadings, dropExpiredRollups, listSiteRetentions } from '../storage/repositories/history-retention.js';
+import type { Store } from '../storage/store.js';
+
+/** How often expired history is looked for. */
+const PRUNE_EVERY_MS = 60_000;
+
+export interface HistoryRetention {
+  /** HISTORY_RETENTION: for the sites that name none of their own. */
+  historyRetentionMs: number;
+  /** ROLLUP_RETENTION. */
+  rollupRetentionMs: number;
+}
+
+export interface PrunedHistory {
+  readings: number;
+  rollups: number;
+}
+
+/**
+ * Drops, once, what has expired at `now`: each site's raw readings older
+ * than its retention, and the rollups older than theirs (the rollups of
+ * dropped readings stay until then). Every write is short (../storage/repositories/history-retention.ts).
+ */
+export async function pruneHistory(store: Store, now: number, retention: HistoryRetention, stopped: () => boolean = () => false): Promise<PrunedHistory> {
+  let readings = 0;
+  for (const { site, retention: own } of await listSiteRetentions(store)) {
+    if (stopped()) break;
+    const before = readingsExpireBefore(now, effectiveRetentionMs(own === null ? undefined : parseRetention(own), retention.historyRetentionMs));
+    if (before !== undefined) readings += await dropExpiredReadings(store, site, before, stopped);
+  }
+  let rollups = 0;
+  for (const periodMs of ROLLUP_PERIODS_MS) {
+    const before = rollupsExpireBefore(now, retention.rollupRetentionMs, periodMs);
+    if (before !== undefined && !stopped()) rollups += await dropExpiredRollups(store, periodMs, before, stopped);
+  }
+  return { readings, rollups };
+}
+
+export interface HistoryPruning {
+  /** Stops the timer, once a pruning under way has ended its current write. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Prunes history in the background, once a minute. Several processes on one
+ * store may all prune: dropping what is gone drops nothing.
+ */
+export function startHistoryPruning(store: Store, clock: Clock, retention: HistoryRetention, onError: (error: unknown) => void): HistoryPruning {
+  let running: Promise<unknown> | undefined;
+  let stopping = false;
+  const runOnce = () => {
+    running ??= pruneHistory(store, clock.now(), retention, () => stopping).catch(onError).finally(() => {
+      running = undefined;
+    });
+  };
+  const timer = setInterval(runOnce, PRUNE_EVERY_MS).unref();
+  return {
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { BucketStats } from '../../domain/aggregation.js';
+import { foldIntoBuckets, splitForRollups } from '../../domain/history-rollups.js';
+import type { Store } from '../store.js';
+import type { ReadingsFilter } from './readings.js';
+
+/** How aggregateReadings reads raw readings, for the pieces of a range that cut a granule. */
+export type RawAggregate = (
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
+) => Promise<BucketStats[]>;
+
+const EVERYTHING = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
+
+/**
+ * Buckets of `periodMs` (whole granules) of one attribute read from its
+ * rollups of `granule`: the granules the range holds whole, plus the pieces at
+ * its ends read from raw readings and added to their buckets. Ascending by
+ * start; the page counts buckets.
+ */
+export async function aggregateFromRollups(
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, granule: number, page: { limit: number; offset: number },
+  raw: RawAggregate,
+): Promise<BucketStats[]> {
+  const split = splitForRollups(filter.range, granule);
+  const whole = split.whole === undefined ? [] : await wholeBuckets(store, filter, periodMs, granule, split.whole, split.edges.length === 0 ? page : EVERYTHING);
+  if (split.edges.length === 0) return whole;
+  const pieces: BucketStats[] = [];
+  for (const range of split.edges) pieces.push(...(await raw(store, { ...filter, range }, granule, EVERYTHING)));
+  const parts = [...whole, ...pieces].sort((a, b) => a.start - b.start);
+  return foldIntoBuckets(parts, periodMs).slice(page.offset, page.offset + page.limit);
+}
+
+async function wholeBuckets(
+  store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, granule: number,
+  whole: { first: number; last: number } | 'all', page: { limit: number; offset: number },
+): Promise<BucketStats[]> {
+  const period = sql.lit(periodMs);
+  const range = whole === 'all' ? sql`` : sql`and bucket >= ${whole.first} and bucket <= ${whole.last}`;
+  const limit = page.limit === Number.MAX_SAFE_INTEGER ? sql`` : sql`limit ${page.limit} offset ${page.offset}`;
+  const result = await sql<{ start: number | string; n: number | string; total: number; least: number; greatest: number }>`
+    select (bucket / ${period}) * ${period} as start, sum(n) as n, sum(total) as total, min(least) as least, max(greatest) as greatest
+    from reading_rollups
+    where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} and period_ms = ${granule} ${range}
+    group by (bucket / ${period}) * ${period}
+    order by start
+    ${limit}`.execute(store.read);
+  return result.rows.map((r) => ({ start: Number(r.start), count: Number(r.n), sum: Number(r.total), min: Number(r.least), max: Number(r.greatest) }));
+}

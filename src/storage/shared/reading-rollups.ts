@@ -1,0 +1,84 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { ROLLUP_PERIODS_MS, rollupDeltas } from '../../domain/history-rollups.js';
+import type { ReadingRow } from '../../domain/update-plan.js';
+import { PreparedQuery, type Session } from '../prepared-query.js';
+
+/**
+ * The hourly and daily rollups of readings (src/domain/history-rollups.ts),
+ * kept current by the transaction that writes the readings: plain SQL both
+ * stores run alike, each store giving only its test of a numeric value.
+ */
+
+/** Rollup rows per statement at most, so that the statement has few shapes to prepare. */
+const CHUNK = 32;
+
+const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
+
+/**
+ * Adds readings to the rollups. `source` is a table of readings with columns
+ * asset_seq, attr_name, recv_time, attr_value and ord (their write order);
+ * `numeric` reads attr_value as a number, or NULL. First and last are by
+ * receive time, ties going to the first and the last written.
+ */
+export function rollupUpsert(source: RawBuilder<unknown>, numeric: RawBuilder<number | null>): RawBuilder<never> {
+  const series = sql`asset_seq, attr_name, period_ms, (recv_time / period_ms) * period_ms`;
+  const keep = (column: string, wins: string) => sql.raw(
+    `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`);
+  // "where true": SQLite would otherwise read ON CONFLICT as a join constraint of the SELECT.
+  return sql<never>`insert into reading_rollups (asset_seq, attr_name, period_ms, bucket, n, total, least, greatest, first_time, first_value, last_time, last_value)
+    select asset_seq, attr_name, period_ms, bucket, count(*), sum(v), min(v), max(v), min(recv_time), max(fv), max(recv_time), max(lv)
+    from (
+      select asset_seq, attr_name, period_ms, (recv_time / period_ms) * period_ms as bucket, v, recv_time,
+        first_value(v) over (partition by ${series} order by recv_time, ord) as fv,
+        first_value(v) over (partition by ${series} order by recv_time desc, ord desc) as lv
+      from (select asset_seq, attr_name, recv_time, ord, ${numeric} as v from ${source} as source) numbers
+      cross join (${periods}) periods
+      where v is not null
+    ) windowed
+    where true
+    group by asset_seq, attr_name, period_ms, bucket
+    on conflict (asset_seq, attr_name, period_ms, bucket) do update set
+      n = reading_rollups.n + excluded.n,
+      total = reading_rollups.total + excluded.total,
+      ${keep('least', 'excluded.least < reading_rollups.least')},
+      ${keep('greatest', 'excluded.greatest > reading_rollups.greatest')},
+      ${keep('first_value', 'excluded.first_time < reading_rollups.first_time')},
+      ${keep('first_time', 'excluded.first_time < reading_rollups.first_time')},
+      ${keep('last_value', 'excluded.last_time >= reading_rollups.last_time')},
+      ${keep('last_time', 'excluded.last_time >= reading_rollups.last_time')}`;
+}
+
+const COLUMNS = ['asset_seq', 'attr_name', 'period_ms', 'bucket', 'n', 'total', 'least', 'greatest', 'first_time', 'first_value', 'last_time', 'last_value'] as const;
+
+/** The same merge as rollupUpsert's, of rows computed by the write path (src/domain/history-rollups.ts). */
+const mergeRow = sql.raw(`n = reading_rollups.n + excluded.n,
+      total = reading_rollups.total + excluded.total,
+      ${[['least', 'excluded.least < reading_rollups.least'], ['greatest', 'excluded.greatest > reading_rollups.greatest'],
+    ['first_value', 'excluded.first_time < reading_rollups.first_time'], ['first_time', 'excluded.first_time < reading_rollups.first_time'],
+    ['last_value', 'excluded.last_time >= reading_rollups.last_time'], ['last_time', 'excluded.last_time >= reading_rollups.last_time']]
+    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`);
+
+/** Rollup rows to merge (variant: rows). */
+const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => COLUMNS.length * rows, (_db, p, _dialect, rows) => {
+  const width = COLUMNS.length;
+  const values = sql.join(Array.from({ length: rows }, (_, i) => sql`(${sql.join(COLUMNS.map((_c, k) => sql`${p[width * i + k]}`))})`));
+  return sql<never>`insert into reading_rollups (${sql.raw(COLUMNS.join(', '))}) values ${values}
+    on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${mergeRow}`;
+});
+
+/** Adds a batch's readings, in write order, to the rollups of their series. */
+export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
+  const deltas = rollupDeltas(rows);
+  for (let i = 0; i < deltas.length; i += CHUNK) {
+    const chunk = deltas.slice(i, i + CHUNK);
+    await MERGE_ROLLUPS.run(session, chunk.flatMap((d) => [
+      d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue,
+    ]), chunk.length);
+  }
+}
+
+/** Builds the rollups of every stored reading again (migrations, bulk loads). */
+export async function rebuildRollups(db: Kysely<any>, numeric: RawBuilder<number | null>): Promise<void> {
+  await sql`delete from reading_rollups`.execute(db);
+  await rollupUpsert(sql`(select asset_seq, attr_name, recv_time, attr_value, seq as ord from readings)`, numeric).execute(db);
+}
