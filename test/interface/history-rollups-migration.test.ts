@@ -31,7 +31,7 @@ for (const kind of STORES) {
         await sql`insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
           values (1, ${r.name}, ${r.recvTime}, ${r.recvTime}, 'x', ${r.value})`.execute(store.db);
       }
-      assert.deepEqual(await store.migrate(), ['1100-history-rollups']);
+      assert.ok((await store.migrate()).includes('1100-history-rollups'));
     });
     after(async () => {
       await store.close();
