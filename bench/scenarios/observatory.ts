@@ -181,6 +181,8 @@ async function firstView(browser: Browser, base: string, recording?: Map<string,
       page.on('response', (response) => {
         const url = new URL(response.url());
         if (url.origin !== base || response.status() >= 300 && response.status() < 400) return;
+        // The live event stream never ends: there is no whole body to replay.
+        if ((response.headers()['content-type'] ?? '').startsWith('text/event-stream')) return;
         pending.push(response.body().then((body) => {
           const headers: Record<string, string> = {};
           for (const [name, value] of Object.entries(response.headers())) if (!DROPPED_HEADERS.has(name)) headers[name] = value;

@@ -9,8 +9,12 @@ import { PreparedQuery, type Session } from '../prepared-query.js';
  * stores run alike, each store giving only its test of a numeric value.
  */
 
-/** Rollup rows per statement at most, so that the statement has few shapes to prepare. */
-const CHUNK = 32;
+/**
+ * Rollup rows per statement at most: a batch's rows go in few statements (on
+ * PostgreSQL each is a round trip inside the write's transaction), well within
+ * either store's bound on parameters.
+ */
+const CHUNK = 256;
 
 const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
 
