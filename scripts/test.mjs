@@ -67,6 +67,14 @@ if (problem) {
   env.TEST_PG_TEMPLATE = template;
 }
 
+// The browser tests serve the observatory page: it is built once here, before they run side by
+// side, so that none rebuilds the page another is serving (test/helpers/chromium.ts).
+if (files.some((f) => path.normalize(f).split(path.sep).includes('e2e'))) {
+  const { build } = await import('vite');
+  await build({ configFile: path.resolve('web', 'vite.config.ts'), logLevel: 'error' });
+  env.OPENCITY_WEB_BUILT = '1';
+}
+
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], { stdio: 'inherit', env });
 const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (!problem) {

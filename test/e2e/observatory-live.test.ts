@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT } from '../helpers/cli.js';
 import { listenOnLoopback } from '../helpers/event-stream.js';
 import { assetBody, create, remove, update } from '../helpers/federation.js';
@@ -17,26 +17,7 @@ import { startPlatform, type TestPlatform } from '../helpers/platform.js';
  */
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'observatory-live');
-const WEB = path.join(ROOT, 'web');
-const DIST = path.join(WEB, 'dist', 'index.html');
 const CENTRE = { latitude: 43.4623, longitude: -3.80998 };
-
-function newest(dir: string): number {
-  let time = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
-    const p = path.join(dir, entry.name);
-    time = Math.max(time, entry.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
-  }
-  return time;
-}
-
-/** The page as built from the sources now (built again when they are newer than the build). */
-async function ensureBuilt(): Promise<void> {
-  if (fs.existsSync(DIST) && fs.statSync(DIST).mtimeMs >= newest(WEB)) return;
-  const { build } = await import('vite');
-  await build({ configFile: path.join(WEB, 'vite.config.ts'), logLevel: 'error' });
-}
 
 const skip = skipWithoutChromium();
 const id = (name: string) => `urn:oc:entity:santander:environmental:fixed:${name}`;
@@ -67,7 +48,7 @@ describe('observatory: the live map', { skip, timeout: 240_000 }, () => {
   before(async () => {
     requireChromium();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureBuilt();
+    await ensureWebBuilt();
     p = await startPlatform('sqlite');
     // The page judges "online" by its own clock: the platform's starts at the same time.
     p.clock.set(Date.now());

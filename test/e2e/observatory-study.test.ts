@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT, runTs } from '../helpers/cli.js';
 import { freePort } from '../helpers/free-port.js';
 import { createTestDatabase, STORES, type StoreKind, type TestDatabase } from '../helpers/stores.js';
@@ -18,17 +18,10 @@ import { startTileServer, type TileServer } from '../helpers/tile-server.js';
  * small faults, on each store. Screenshots go to test-artifacts/observatory-study/<store>/.
  */
 
-const DIST = path.join(ROOT, 'web', 'dist', 'index.html');
 const REAL = 'urn:oc:entity:santander:environmental:fixed:459';
 const OTHER = 'urn:oc:entity:santander:environmental:fixed:462';
 const ATTR = 'temperature:ambient';
 const HOUR = 3_600_000;
-
-async function ensureBuilt(): Promise<void> {
-  if (fs.existsSync(DIST)) return;
-  const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'error' });
-}
 
 const skip = skipWithoutChromium();
 
@@ -72,7 +65,7 @@ function studyOn(kind: StoreKind): void {
     before(async () => {
       requireChromium();
       fs.mkdirSync(ARTIFACTS, { recursive: true });
-      await ensureBuilt();
+      await ensureWebBuilt();
       tiles = await startTileServer();
       db = await createTestDatabase(kind);
       const demo = await runTs('src/cli/main.ts', ['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT, opencity, runTs } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 import { freePort } from '../helpers/free-port.js';
@@ -16,16 +16,9 @@ import { freePort } from '../helpers/free-port.js';
  */
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'observatory');
-const DIST = path.join(ROOT, 'web', 'dist', 'index.html');
 const USER = 'observer';
 const PASSWORD = 'a long demo passphrase';
 
-
-async function ensureBuilt(): Promise<void> {
-  if (fs.existsSync(DIST)) return;
-  const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'error' });
-}
 
 const skip = skipWithoutChromium();
 
@@ -51,7 +44,7 @@ describe('observatory page', { skip, timeout: 480_000 }, () => {
   before(async () => {
     requireChromium();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureBuilt();
+    await ensureWebBuilt();
     db = await createTestDatabase('sqlite');
     // Two days of history are enough for the charts and load in a fraction of the default week.
     const demo = await runTs('src/cli/main.ts', ['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
