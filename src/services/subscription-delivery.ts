@@ -570,6 +570,8 @@ export class SubscriptionDelivery {
       this.watchers.add(check);
       check();
     });
+    // A worker that stopped itself (turned inactive) writes that in its own run: wait for it.
+    await Promise.all([...this.workers.values()].filter((w) => w.isStopped).map((w) => w.done));
     await this.flush();
   }
 
