@@ -18,6 +18,14 @@ const CHUNK = 256;
 
 const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
 
+/** How a rollup row meets the stored one: counts and sums add, extremes, first and last by time keep the winner. */
+const mergeRow = sql.raw(`n = reading_rollups.n + excluded.n,
+      total = reading_rollups.total + excluded.total,
+      ${[['least', 'excluded.least < reading_rollups.least'], ['greatest', 'excluded.greatest > reading_rollups.greatest'],
+    ['first_value', 'excluded.first_time < reading_rollups.first_time'], ['first_time', 'excluded.first_time < reading_rollups.first_time'],
+    ['last_value', 'excluded.last_time >= reading_rollups.last_time'], ['last_time', 'excluded.last_time >= reading_rollups.last_time']]
+    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`);
+
 /**
  * Adds readings to the rollups. `source` is a table of readings with columns
  * asset_seq, attr_name, recv_time, attr_value and ord (their write order);
@@ -26,8 +34,6 @@ const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`)
  */
 export function rollupUpsert(source: RawBuilder<unknown>, numeric: RawBuilder<number | null>): RawBuilder<never> {
   const series = sql`asset_seq, attr_name, period_ms, (recv_time / period_ms) * period_ms`;
-  const keep = (column: string, wins: string) => sql.raw(
-    `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`);
   // "where true": SQLite would otherwise read ON CONFLICT as a join constraint of the SELECT.
   return sql<never>`insert into reading_rollups (asset_seq, attr_name, period_ms, bucket, n, total, least, greatest, first_time, first_value, last_time, last_value)
     select asset_seq, attr_name, period_ms, bucket, count(*), sum(v), min(v), max(v), min(recv_time), max(fv), max(recv_time), max(lv)
@@ -41,26 +47,10 @@ export function rollupUpsert(source: RawBuilder<unknown>, numeric: RawBuilder<nu
     ) windowed
     where true
     group by asset_seq, attr_name, period_ms, bucket
-    on conflict (asset_seq, attr_name, period_ms, bucket) do update set
-      n = reading_rollups.n + excluded.n,
-      total = reading_rollups.total + excluded.total,
-      ${keep('least', 'excluded.least < reading_rollups.least')},
-      ${keep('greatest', 'excluded.greatest > reading_rollups.greatest')},
-      ${keep('first_value', 'excluded.first_time < reading_rollups.first_time')},
-      ${keep('first_time', 'excluded.first_time < reading_rollups.first_time')},
-      ${keep('last_value', 'excluded.last_time >= reading_rollups.last_time')},
-      ${keep('last_time', 'excluded.last_time >= reading_rollups.last_time')}`;
+    on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${mergeRow}`;
 }
 
 const COLUMNS = ['asset_seq', 'attr_name', 'period_ms', 'bucket', 'n', 'total', 'least', 'greatest', 'first_time', 'first_value', 'last_time', 'last_value'] as const;
-
-/** The same merge as rollupUpsert's, of rows computed by the write path (src/domain/history-rollups.ts). */
-const mergeRow = sql.raw(`n = reading_rollups.n + excluded.n,
-      total = reading_rollups.total + excluded.total,
-      ${[['least', 'excluded.least < reading_rollups.least'], ['greatest', 'excluded.greatest > reading_rollups.greatest'],
-    ['first_value', 'excluded.first_time < reading_rollups.first_time'], ['first_time', 'excluded.first_time < reading_rollups.first_time'],
-    ['last_value', 'excluded.last_time >= reading_rollups.last_time'], ['last_time', 'excluded.last_time >= reading_rollups.last_time']]
-    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`);
 
 /** Rollup rows to merge (variant: rows). */
 const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => COLUMNS.length * rows, (_db, p, _dialect, rows) => {
