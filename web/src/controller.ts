@@ -107,6 +107,9 @@ export class Observatory {
       else if (this.panel.openId) this.panel.close();
     } finally {
       this.started = true;
+      // The address in its one written form at once, so that a link copied now is the one any later change would write.
+      const canonical = formatView(view);
+      if (canonical !== '' && canonical !== location.hash) history.replaceState(null, '', location.pathname + location.search + canonical);
       this.written = location.hash;
     }
     await this.refresh();
