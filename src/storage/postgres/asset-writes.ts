@@ -9,7 +9,7 @@ import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domai
 import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
-import { addToRollups } from '../shared/reading-rollups.js';
+import { ROLLUP_COLUMNS, ROLLUP_MERGE, rollupColumns } from '../shared/reading-rollups.js';
 
 /**
  * PostgreSQL's asset writes. Each statement is a round trip, so a batch takes
@@ -23,6 +23,23 @@ import { addToRollups } from '../shared/reading-rollups.js';
  * made on its first runs, and one made while the table was small scanned it
  * whole, on every run, as it grew.
  */
+
+/**
+ * The CTE that merges a batch's rollup deltas (ROLLUP_COLUMNS, one array each
+ * from parameter \`$first\`) into the rollups, inside the batch's statement:
+ * the rollups cost no round trip of their own. \`key\` is the type of the first
+ * array and \`join\` turns it into the asset's seq.
+ */
+const rolledUp = (first: number, key: 'int8' | 'text', join: { from: string; seq: string }): string => {
+  const types = [key, 'text', 'int8', 'int8', 'int8', 'float8', 'float8', 'float8', 'int8', 'float8', 'int8', 'float8'];
+  const params = types.map((t, k) => `$${first + k}::${t}[]`).join(', ');
+  return `rolled as (
+  insert into reading_rollups (${ROLLUP_COLUMNS.join(', ')})
+  select ${join.seq}, ${ROLLUP_COLUMNS.slice(1).map((c) => `d.${c}`).join(', ')}
+  from unnest(${params}) as d(${ROLLUP_COLUMNS.join(', ')})${join.from}
+  on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${ROLLUP_MERGE}
+)`;
+};
 
 /** Sorted, so that two processes creating for the same sites lock them in the same order. */
 const LOCK_SITES = new RawStatement<{ id: string; quota: number | null; latitude: number; longitude: number }>(
@@ -92,7 +109,8 @@ typed as (
   insert into asset_types (id, description)
   select distinct t.type, '' from input t join inserted i on i.id = t.id where t.register
   on conflict (id) do nothing
-)
+),
+${rolledUp(26, 'text', { from: ' join inserted i on i.id = d.asset_seq', seq: 'i.seq' })}
 select id, seq from inserted`);
 
 /** The batch's assets in one statement, locked in id order (two processes lock alike). */
@@ -138,7 +156,8 @@ with written as (
   select * from unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::int8[], $21::int8[])
   on conflict (site, service, provider, type, hour) do update set assets = asset_activity.assets + excluded.assets
   returning site, service, provider, type, hour, assets
-)
+),
+${rolledUp(23, 'int8', { from: '', seq: 'd.asset_seq' })}
 select site, service, provider, type, hour from added where assets <= 0`);
 
 type ActivityColumns = [sites: string[], services: string[], providers: string[], types: string[], hours: number[]];
@@ -190,6 +209,9 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
     const readings = chosen.flatMap(({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
     const attributes = chosen.flatMap(({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
     const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
+    // Rollups keyed by the asset's id: the statement joins them to the assets it actually wrote.
+    const rolled = rollupColumns(chosen.flatMap(({ input: { asset } }, k) =>
+      readingsOf(asset.attributes).map((r) => ({ seq: k, recvTime: asset.receivedAt, name: r.name, value: r.value }))), (k) => (chosen[k] as (typeof chosen)[number]).input.asset.id);
     const result = await CREATE_BATCH.run(session, [
       column((c) => c.input.asset.id), column((c) => c.input.asset.type), column((c) => c.input.asset.urn.site),
       column((c) => c.input.asset.urn.service), column((c) => c.input.asset.urn.provider), column((c) => c.input.asset.urn.group),
@@ -199,6 +221,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
       keys.map((k) => k.service), keys.map((k) => k.provider), column((c) => c.input.registerType),
       readings.map((r) => r.id), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
       attributes.map((a) => a.id), attributes.map((a) => a.name), attributes.map((a) => a.type),
+      ...rolled,
     ]);
     const seqs = new Map(result.rows.map((r) => [r.id, Number(r.seq)]));
     for (const { index, input } of chosen) {
@@ -207,11 +230,6 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
       outcomes[index] = seq === undefined ? { kind: 'exists' } : { kind: 'created', seq };
       if (seq !== undefined) changes.add(createdChange(input.asset));
     }
-    // The rollups of the readings the statement wrote, in the same transaction.
-    await addToRollups(session, chosen.flatMap(({ input: { asset } }) => {
-      const seq = seqs.get(asset.id);
-      return seq === undefined ? [] : readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, observedTime: asset.recordedAt, ...r }));
-    }));
   }
   return outcomes as CreateOutcome[];
 }
@@ -231,8 +249,8 @@ async function update(session: Session, inputs: readonly AssetChange[], changes:
     attributes.map((r) => r.seq), attributes.map((r) => r.name), attributes.map((r) => r.type),
     ...deltaColumns(netActivityMoves(plan.hourMoves)),
     readings.map((r) => r.observedTime),
+    ...rollupColumns(readings, (seq) => seq),
   ]);
-  await addToRollups(session, readings);
   // Most batches empty no hour (an hour empties when its counter's last asset moves on): the statement runs only when one did.
   if (emptied.rows.length > 0) {
     await DROP_EMPTY_ACTIVITIES.run(session, activityColumns(emptied.rows.map((e) => ({ key: e, hour: Number(e.hour) }))));

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { ROLLUP_PERIODS_MS, rollupDeltas } from '../../domain/history-rollups.js';
+import { ROLLUP_PERIODS_MS, rollupDeltas, type RolledReading, type RollupDelta } from '../../domain/history-rollups.js';
 import type { ReadingRow } from '../../domain/update-plan.js';
 import { PreparedQuery, type Session } from '../prepared-query.js';
 
@@ -19,12 +19,13 @@ const CHUNK = 256;
 const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
 
 /** How a rollup row meets the stored one: counts and sums add, extremes, first and last by time keep the winner. */
-const mergeRow = sql.raw(`n = reading_rollups.n + excluded.n,
+export const ROLLUP_MERGE = `n = reading_rollups.n + excluded.n,
       total = reading_rollups.total + excluded.total,
       ${[['least', 'excluded.least < reading_rollups.least'], ['greatest', 'excluded.greatest > reading_rollups.greatest'],
     ['first_value', 'excluded.first_time < reading_rollups.first_time'], ['first_time', 'excluded.first_time < reading_rollups.first_time'],
     ['last_value', 'excluded.last_time >= reading_rollups.last_time'], ['last_time', 'excluded.last_time >= reading_rollups.last_time']]
-    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`);
+    .map(([column, wins]) => `${column} = case when ${wins} then excluded.${column} else reading_rollups.${column} end`).join(',\n      ')}`;
+const mergeRow = sql.raw(ROLLUP_MERGE);
 
 /**
  * Adds readings to the rollups. `source` is a table of readings with columns
@@ -50,25 +51,40 @@ export function rollupUpsert(source: RawBuilder<unknown>, numeric: RawBuilder<nu
     on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${mergeRow}`;
 }
 
-const COLUMNS = ['asset_seq', 'attr_name', 'period_ms', 'bucket', 'n', 'total', 'least', 'greatest', 'first_time', 'first_value', 'last_time', 'last_value'] as const;
+export const ROLLUP_COLUMNS = ['asset_seq', 'attr_name', 'period_ms', 'bucket', 'n', 'total', 'least', 'greatest', 'first_time', 'first_value', 'last_time', 'last_value'] as const;
 
 /** Rollup rows to merge (variant: rows). */
-const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => COLUMNS.length * rows, (_db, p, _dialect, rows) => {
-  const width = COLUMNS.length;
-  const values = sql.join(Array.from({ length: rows }, (_, i) => sql`(${sql.join(COLUMNS.map((_c, k) => sql`${p[width * i + k]}`))})`));
-  return sql<never>`insert into reading_rollups (${sql.raw(COLUMNS.join(', '))}) values ${values}
+const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => ROLLUP_COLUMNS.length * rows, (_db, p, _dialect, rows) => {
+  const width = ROLLUP_COLUMNS.length;
+  const values = sql.join(Array.from({ length: rows }, (_, i) => sql`(${sql.join(ROLLUP_COLUMNS.map((_c, k) => sql`${p[width * i + k]}`))})`));
+  return sql<never>`insert into reading_rollups (${sql.raw(ROLLUP_COLUMNS.join(', '))}) values ${values}
     on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${mergeRow}`;
 });
+
+const rowOf = (d: RollupDelta): unknown[] => [d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue];
 
 /** Adds a batch's readings, in write order, to the rollups of their series. */
 export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   const deltas = rollupDeltas(rows);
   for (let i = 0; i < deltas.length; i += CHUNK) {
     const chunk = deltas.slice(i, i + CHUNK);
-    await MERGE_ROLLUPS.run(session, chunk.flatMap((d) => [
-      d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue,
-    ]), chunk.length);
+    await MERGE_ROLLUPS.run(session, chunk.flatMap(rowOf), chunk.length);
   }
+}
+
+/**
+ * What a batch's readings add to the rollups as one array per column (in
+ * ROLLUP_COLUMNS order), for a statement that unnests them; `key` names each
+ * series' asset in the first column (its seq, or what the statement joins on).
+ */
+export function rollupColumns<K>(rows: readonly RolledReading[], key: (seq: number) => K): unknown[][] {
+  const columns: unknown[][] = ROLLUP_COLUMNS.map(() => []);
+  for (const delta of rollupDeltas(rows)) {
+    const row = rowOf(delta);
+    row[0] = key(delta.assetSeq);
+    row.forEach((value, k) => (columns[k] as unknown[]).push(value));
+  }
+  return columns;
 }
 
 /** Builds the rollups of every stored reading again (migrations, bulk loads). */
