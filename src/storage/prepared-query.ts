@@ -18,7 +18,35 @@ export function inSession<T>(db: Executor, dialect: Dialect, work: (session: Ses
 }
 
 /** Stands for the i-th parameter while the query is built. */
-const marker = (i: number): string => `\u0000opencity-parameter-${i}\u0000`;
+const MARKER_HEAD = '\u0000opencity-parameter-';
+const marker = (i: number): string => `${MARKER_HEAD}${i}\u0000`;
+/** The parameter a compiled value stands for, or undefined for a constant of the build (read in one step: a multi-row statement has thousands). */
+function markerIndex(value: unknown, arity: number): number | undefined {
+  if (typeof value !== 'string' || !value.startsWith(MARKER_HEAD)) return undefined;
+  const index = Number(value.slice(MARKER_HEAD.length, -1));
+  return Number.isInteger(index) && index >= 0 && index < arity && value === marker(index) ? index : undefined;
+}
+
+/**
+ * The row counts of multi-row statements, largest first: a batch of any size
+ * runs as statements of these few sizes, so that each such statement has a
+ * handful of shapes to compile and keep prepared, not one per row count.
+ */
+const ROW_RUNS = [64, 16, 4, 1] as const;
+
+/** `items` cut into runs of the sizes of ROW_RUNS (at most `largest` each), in order. */
+export function rowRuns<T>(items: readonly T[], largest: number = ROW_RUNS[0]): T[][] {
+  const runs: T[][] = [];
+  let at = 0;
+  for (const size of ROW_RUNS) {
+    if (size > largest) continue;
+    while (items.length - at >= size) {
+      runs.push(items.slice(at, at + size));
+      at += size;
+    }
+  }
+  return runs;
+}
 
 interface Template {
   base: CompiledQuery;
@@ -53,8 +81,8 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
       const built = this.build(db, markers as { [K in keyof Params]: any }, dialect, variant);
       const base = 'isRawBuilder' in built ? built.compile(db) : built.compile();
       const slots = base.parameters.map((value) => {
-        const index = markers.indexOf(value as string);
-        return index >= 0 ? { param: index } : { constant: value };
+        const index = markerIndex(value, arity);
+        return index !== undefined ? { param: index } : { constant: value };
       });
       template = { base, slots };
       this.templates.set(key, template);

@@ -131,6 +131,9 @@ export async function commitBatch(
   }
 }
 
+/** Times the fate of a commit whose answer was lost is asked before it is reported unknown. */
+const FATE_ATTEMPTS = 3;
+
 /**
  * Whether a transaction whose commit failed committed after all. A store that cannot be asked
  * (SQLite, in process, whose commit always answers) or a refusal from a store that answered:
@@ -140,9 +143,13 @@ export async function commitBatch(
  */
 async function fateOf(dialect: Dialect, elsewhere: Kysely<Database> | undefined, txid: string | undefined, error: unknown): Promise<string> {
   if (!dialect.transactionFate || !elsewhere || txid === undefined || dialect.classifyError(error) !== 'unavailable') return 'aborted';
-  const fate = await dialect.transactionFate(elsewhere, txid).catch(() => 'unknown' as const);
-  if (fate === 'unknown') throw outcomeUnknown();
-  return fate;
+  const ask = dialect.transactionFate.bind(dialect);
+  // The question needs a connection of its own, which a loaded machine may not give within one bound: it is asked a few times.
+  for (let attempt = 0; attempt < FATE_ATTEMPTS; attempt++) {
+    const fate = await ask(elsewhere, txid).catch(() => 'unknown' as const);
+    if (fate !== 'unknown') return fate;
+  }
+  throw outcomeUnknown();
 }
 
 /** Commits each batch on a connection of `db` taken for it, in this thread (asking another one of `db` after a commit lost on the way). */

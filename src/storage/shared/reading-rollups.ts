@@ -1,20 +1,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { ROLLUP_PERIODS_MS, rollupDeltas, type RolledReading, type RollupDelta } from '../../domain/history-rollups.js';
 import type { ReadingRow } from '../../domain/update-plan.js';
-import { PreparedQuery, type Session } from '../prepared-query.js';
+import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 
 /**
  * The hourly and daily rollups of readings (src/domain/history-rollups.ts),
  * kept current by the transaction that writes the readings: plain SQL both
  * stores run alike, each store giving only its test of a numeric value.
  */
-
-/**
- * Rollup rows per statement at most: a batch's rows go in few statements (on
- * PostgreSQL each is a round trip inside the write's transaction), well within
- * either store's bound on parameters.
- */
-const CHUNK = 256;
 
 const periods = sql.raw(ROLLUP_PERIODS_MS.map((p) => `select ${p} as period_ms`).join(' union all '));
 
@@ -63,13 +56,9 @@ const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => ROLLUP_COLUM
 
 const rowOf = (d: RollupDelta): unknown[] => [d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue];
 
-/** Adds a batch's readings, in write order, to the rollups of their series. */
+/** Adds a batch's readings, in write order, to the rollups of their series (SQLite: in process, a statement costs microseconds). */
 export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
-  const deltas = rollupDeltas(rows);
-  for (let i = 0; i < deltas.length; i += CHUNK) {
-    const chunk = deltas.slice(i, i + CHUNK);
-    await MERGE_ROLLUPS.run(session, chunk.flatMap(rowOf), chunk.length);
-  }
+  for (const run of rowRuns(rollupDeltas(rows))) await MERGE_ROLLUPS.run(session, run.flatMap(rowOf), run.length);
 }
 
 /**

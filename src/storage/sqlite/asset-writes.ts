@@ -5,7 +5,7 @@ import { readingsOf, type CreateInput, type CreateOutcome, type UpdateOutcome } 
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 import type { AssetWrites } from '../ports.js';
-import { PreparedQuery, type Session } from '../prepared-query.js';
+import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
 
@@ -15,16 +15,9 @@ import { addToRollups } from '../shared/reading-rollups.js';
  * of a few fixed sizes for readings, attributes and positions.
  */
 
-/** Rows per multi-row statement at most, so that each statement has few shapes to prepare. */
-const CHUNK = 32;
-/** Readings go in multi-row statements of at most this many rows. */
-const READING_CHUNK = 128;
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Rows per multi-row statement of assets, attributes and positions at most. */
+const CHUNK = 16;
+const chunks = <T>(items: readonly T[], size = CHUNK): T[][] => rowRuns(items, size);
 
 type SiteRow = { quota: number | null; latitude: number; longitude: number; assets: number | string | null };
 
@@ -94,13 +87,9 @@ interface IndexedPosition {
 
 /** Keeps the R*Trees in step with the positions of live assets (created or moved). */
 async function indexPositions(session: Session, positions: readonly IndexedPosition[]): Promise<void> {
-  for (const rows of chunks(positions)) {
-    const values = (of: IndexedPosition[]) => of.flatMap((p) => [p.seq, p.longitude, p.latitude]);
-    const city = rows.filter((p) => p.site !== EXPERIMENTERS_SITE);
-    const experiment = rows.filter((p) => p.site === EXPERIMENTERS_SITE);
-    if (city.length > 0) await CITY_POSITIONS.run(session, values(city), city.length);
-    if (experiment.length > 0) await EXPERIMENT_POSITIONS.run(session, values(experiment), experiment.length);
-  }
+  const values = (of: IndexedPosition[]) => of.flatMap((p) => [p.seq, p.longitude, p.latitude]);
+  for (const rows of chunks(positions.filter((p) => p.site !== EXPERIMENTERS_SITE))) await CITY_POSITIONS.run(session, values(rows), rows.length);
+  for (const rows of chunks(positions.filter((p) => p.site === EXPERIMENTERS_SITE))) await EXPERIMENT_POSITIONS.run(session, values(rows), rows.length);
 }
 
 async function unindexPosition(session: Session, seq: number): Promise<void> {
@@ -110,7 +99,7 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
 
 /** Appends readings to history, and to the rollups of their series in the same transaction. */
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
-  for (const chunk of chunks(rows, READING_CHUNK)) {
+  for (const chunk of rowRuns(rows)) {
     await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
   }
   await addToRollups(session, rows);

@@ -1,10 +1,6 @@
 import type { ChangeRecord } from '../../domain/changes.js';
-import { PreparedQuery, type Session } from '../prepared-query.js';
+import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import type { ChangeWrites } from '../ports.js';
-import { MAX_BATCH } from '../write-pipeline.js';
-
-/** Changes a statement appends at most: a batch's whole (each row count is a statement of its own, prepared once). */
-const CHANGES_PER_STATEMENT = MAX_BATCH;
 
 /**
  * The changes of a transaction in one multi-row statement, in order
@@ -21,8 +17,7 @@ const APPEND = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _
 /** Appends the changes; the seq of the last one. */
 async function append(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
   let last = 0;
-  for (let i = 0; i < changes.length; i += CHANGES_PER_STATEMENT) {
-    const chunk = changes.slice(i, i + CHANGES_PER_STATEMENT);
+  for (const chunk of rowRuns(changes)) {
     const result = await APPEND.run(session, chunk.flatMap((c) => [c.assetId, c.assetType, c.site, c.kind, JSON.stringify(c.attributes), c.at]), chunk.length);
     last = Number(result.insertId);
   }
