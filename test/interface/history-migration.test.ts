@@ -49,5 +49,16 @@ for (const kind of STORES) {
         if (timeIndex === 'observed') assert.deepEqual(read.map((r) => Number(r.observedTime)), READINGS.map((r) => r.recvTime));
       }
     });
+
+    it('numbers the readings written after it after the ones it kept', async () => {
+      const seqs = await findReadings(store, { assetSeq: 1, attrName: undefined, range: undefined, timeIndex: 'received' }, { kind: 'page', limit: 1000, offset: 0 });
+      const highest = Math.max(...seqs.map((r) => Number(r.seq)));
+      // SQLite numbers readings itself (migration 1300-readings-clustered): its counter starts after the kept ones.
+      if (kind === 'sqlite') {
+        const row = await sql<{ last: number }>`select last from reading_seq where id = 1`.execute(store.db);
+        assert.equal(Number(row.rows[0]?.last), highest);
+      }
+      assert.equal(highest, READINGS.length);
+    });
   });
 }

@@ -70,9 +70,11 @@ export async function dropExpiredReadings(store: Store, site: string, before: nu
       let at = from;
       for (; at < series.length && at < from + SERIES_PER_WRITE && n < DROP_CHUNK; at++) {
         const { assetSeq, attrName } = series[at] as Series;
-        const deleted = await trx.deleteFrom('readings').where('seq', 'in', (eb) => eb.selectFrom('readings').select('seq')
-          .where('asset_seq', '=', assetSeq).where('attr_name', '=', attrName).where('recv_time', '<', before)
-          .orderBy('recv_time').limit(DROP_CHUNK - n)).executeTakeFirst();
+        // By the whole key: on SQLite it is the table's order (migration 1300-readings-clustered), and seq alone has no index there.
+        const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'attr_name', 'recv_time', 'seq'), 'in',
+          eb.selectFrom('readings').select(['asset_seq', 'attr_name', 'recv_time', 'seq'])
+            .where('asset_seq', '=', assetSeq).where('attr_name', '=', attrName).where('recv_time', '<', before)
+            .orderBy('recv_time').limit(DROP_CHUNK - n).$asTuple('asset_seq', 'attr_name', 'recv_time', 'seq'))).executeTakeFirst();
         const count = Number(deleted.numDeletedRows);
         n += count;
         // A series with more left to drop is visited again by the next write.

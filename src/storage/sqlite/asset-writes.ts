@@ -58,10 +58,14 @@ const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, 
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
 
-const READINGS = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _dialect, rows) =>
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 7 * rows, (db, p, _dialect, rows) =>
   db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-    asset_seq: p[6 * i], recv_time: p[6 * i + 1], observed_time: p[6 * i + 2], attr_name: p[6 * i + 3], attr_type: p[6 * i + 4], attr_value: p[6 * i + 5],
+    seq: p[7 * i], asset_seq: p[7 * i + 1], recv_time: p[7 * i + 2], observed_time: p[7 * i + 3], attr_name: p[7 * i + 4], attr_type: p[7 * i + 5], attr_value: p[7 * i + 6],
   }))));
+
+/** Takes `n` reading numbers (migration 1300-readings-clustered); the last of them. */
+const TAKE_READING_SEQS = new PreparedQuery<[n: number], { last: number }>(1, (_db, [n]) =>
+  sql`update reading_seq set last = last + ${n} where id = 1 returning last`);
 
 const ATTRIBUTE_TYPES = new PreparedQuery<unknown[], never>((rows) => 3 * rows, (db, p, _dialect, rows) =>
   db.insertInto('asset_attributes')
@@ -99,8 +103,11 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
 
 /** Appends readings to history, and to the rollups of their series in the same transaction. */
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const last = Number((await TAKE_READING_SEQS.run(session, [rows.length])).rows[0]?.last);
+  let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, chunk.flatMap((r) => [r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
+    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
   }
   await addToRollups(session, rows);
 }

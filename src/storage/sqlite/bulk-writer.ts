@@ -2,7 +2,7 @@ import SQLite from 'better-sqlite3';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 
 const ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at'];
-const READING_COLUMNS = ['asset_seq', 'attr_name', 'recv_time', 'observed_time', 'attr_type', 'attr_value'];
+const READING_COLUMNS = ['seq', 'asset_seq', 'attr_name', 'recv_time', 'observed_time', 'attr_type', 'attr_value'];
 const ATTRIBUTE_COLUMNS = ['asset_seq', 'name', 'type'];
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
@@ -15,7 +15,7 @@ const assetValues = (a: BulkAsset): unknown[] => [
   a.seq, a.id, a.type, a.site, a.service, a.provider, a.group, a.name, a.experimenter, a.experiment, a.attrs,
   a.latitude, a.longitude, a.recordedAt, a.lastReadingAt, a.createdAt,
 ];
-const readingValues = (r: BulkReading): unknown[] => [r.assetSeq, r.name, r.recvTime, r.observedTime, r.type, r.value];
+const readingValues = (r: BulkReading & { seq: number }): unknown[] => [r.seq, r.assetSeq, r.name, r.recvTime, r.observedTime, r.type, r.value];
 
 /** A prepared INSERT of `rows` rows, and one of a single row for the remainder. */
 function inserter(conn: SQLite.Database, table: string, columns: string[]) {
@@ -61,7 +61,12 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
     const attributes = rows.flatMap((a) => a.attributeTypes.map(([name, type]) => [a.seq, name, type]));
     insertAttributes(attributes, (r) => r);
   });
-  const addReadings = conn.transaction((rows: BulkReading[]) => insertReadings(rows, readingValues));
+  // Readings are numbered here, as the writers number them (migration 1300-readings-clustered).
+  let lastReading = Number((conn.prepare('select last from reading_seq where id = 1').get() as { last: number }).last);
+  const addReadings = conn.transaction((rows: BulkReading[]) => {
+    insertReadings(rows.map((r) => ({ ...r, seq: ++lastReading })), readingValues);
+    conn.prepare('update reading_seq set last = ? where id = 1').run(lastReading);
+  });
 
   return {
     firstSeq,
