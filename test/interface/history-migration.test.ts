@@ -51,14 +51,13 @@ for (const kind of STORES) {
     });
 
     it('numbers the readings written after it after the ones it kept', async () => {
-      const seqs = await findReadings(store, { assetSeq: 1, attrName: undefined, range: undefined, timeIndex: 'received' }, { kind: 'page', limit: 1000, offset: 0 });
-      const highest = Math.max(...seqs.map((r) => Number(r.seq)));
+      const kept = await sql<{ seq: number }>`select max(seq) as seq from readings`.execute(store.db);
+      assert.equal(Number(kept.rows[0]?.seq), READINGS.length);
       // SQLite numbers readings itself (migration 1300-readings-clustered): its counter starts after the kept ones.
       if (kind === 'sqlite') {
         const row = await sql<{ last: number }>`select last from reading_seq where id = 1`.execute(store.db);
-        assert.equal(Number(row.rows[0]?.last), highest);
+        assert.equal(Number(row.rows[0]?.last), READINGS.length);
       }
-      assert.equal(highest, READINGS.length);
     });
   });
 }
