@@ -75,7 +75,10 @@ const insert = db.prepare("insert into assets (id, type, site, name, attrs, lati
 db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, String(i)); })();
 const find = db.prepare('select seq, attrs from assets where id = ?');
 const update = db.prepare('update assets set attrs = ?, recorded_at = ?, last_reading_at = ? where seq = ?');
-const reading = db.prepare('insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (?, ?, ?, ?, ?)');
+const reading = db.prepare('insert into readings (seq, asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value) values (?, ?, ?, ?, ?, ?, ?)');
+// Readings are numbered from the store's counter, moved once per batch, as the platform's writer does.
+const takeSeqs = db.prepare('update reading_seq set last = ? where id = 1');
+let readingSeq = db.prepare('select last from reading_seq where id = 1').get().last;
 const PATH_START = '/federation/v2/entities/'.length;
 let pending = [];
 const commit = db.transaction((batch) => {
@@ -84,13 +87,15 @@ const commit = db.transaction((batch) => {
     const row = find.get(job.id);
     if (!row) { job.status = 404; continue; }
     const attrs = Object.assign(JSON.parse(row.attrs), job.body);
-    update.run(JSON.stringify(attrs), Date.parse(job.body.TimeInstant.value), now, row.seq);
+    const observed = Date.parse(job.body.TimeInstant.value);
+    update.run(JSON.stringify(attrs), observed, now, row.seq);
     for (const name of Object.keys(job.body)) {
       const a = job.body[name];
-      reading.run(row.seq, name, now, a.type, typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
+      reading.run(++readingSeq, row.seq, name, now, observed, a.type, typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
     }
     job.status = 204;
   }
+  takeSeqs.run(readingSeq);
 });
 function flush() {
   const batch = pending;
