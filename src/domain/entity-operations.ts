@@ -30,18 +30,23 @@ export interface OperationFrame {
   clockSkewMs: number;
 }
 
+/** The entity a write names: its id, and the type it must have when given (`?type=`, or the entity's own). */
+export interface EntityRef {
+  id: string;
+  type: string | undefined;
+}
+
 /** The attributes a position is read from (./position.ts). */
 const POSITION_ATTRIBUTES = new Set(['location', 'position']);
 
 const siteCentre = (frame: OperationFrame): Position => ({ latitude: frame.site.latitude, longitude: frame.site.longitude });
 
-/** The entity's text as normalized attributes. */
-const readable = (entity: BatchEntity, part: 'body' | 'attributes', frame: OperationFrame): unknown =>
-  (frame.keyValues ? normalizeKeyValues(entity[part]) : entity[part]);
+/** A request's text as normalized attributes. */
+const readable = (text: unknown, frame: OperationFrame): unknown => (frame.keyValues ? normalizeKeyValues(text) : text);
 
 /** Create the entity (POST /v2/entities; its checks include the id's site). */
-export function createOperation(entity: BatchEntity, frame: OperationFrame): Extract<AssetWrite, { kind: 'create' }> {
-  const creation = readAssetCreation(readable(entity, 'body', frame), frame.site.id, { maxAttributes: frame.maxAttributes });
+export function createOperation(body: unknown, frame: OperationFrame): Extract<AssetWrite, { kind: 'create' }> {
+  const creation = readAssetCreation(readable(body, frame), frame.site.id, { maxAttributes: frame.maxAttributes });
   assertObservedNotInFuture(creation.recordedAt, frame.receivedAt, frame.clockSkewMs);
   return { kind: 'create', input: {
     asset: { ...creation, position: positionFromAttributes(creation.attributes, frame.site), receivedAt: frame.receivedAt },
@@ -54,10 +59,10 @@ export function createOperation(entity: BatchEntity, frame: OperationFrame): Ext
  * Write the entity's attributes to the live asset, as `mode` says. A replace
  * without a position puts the asset back at its site's centre, as a create would.
  */
-export function updateOperation(entity: BatchEntity, mode: AttributeWriteMode, frame: OperationFrame): AssetWrite {
+export function updateOperation(entity: EntityRef, attributes: unknown, mode: AttributeWriteMode, frame: OperationFrame): Extract<AssetWrite, { kind: 'update' }> {
   // Another site's entity is refused before anything of it is read.
   assertOwnAssetId(entity.id, frame.site.id);
-  const update = readAssetUpdate(readable(entity, 'attributes', frame), { maxAttributes: frame.maxAttributes });
+  const update = readAssetUpdate(readable(attributes, frame), { maxAttributes: frame.maxAttributes });
   assertObservedNotInFuture(update.recordedAt, frame.receivedAt, frame.clockSkewMs);
   const position = positionFromAttributes(update.attributes, frame.site) ?? (mode === 'replace' ? siteCentre(frame) : undefined);
   return { kind: 'update', input: {

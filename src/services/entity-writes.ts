@@ -4,12 +4,12 @@ import type { AssetWrite, CreateOutcome, UpdateOutcome } from '../domain/asset-w
 import type { AttributeWriteMode } from '../domain/attribute-writes.js';
 import { attributesOf, type BatchAction, type BatchEntity } from '../domain/batch-update.js';
 import { describeFailures, type EntityFailure } from '../domain/entity-failures.js';
-import { createOperation, deleteOperation, removedAttributes, removesPosition, updateOperation, type OperationFrame } from '../domain/entity-operations.js';
+import { createOperation, deleteOperation, removedAttributes, removesPosition, updateOperation } from '../domain/entity-operations.js';
 import { tooManyAttributes } from '../domain/attribute-bounds.js';
 import { AppError, badRequest } from '../domain/errors.js';
 import { findLiveAssets } from '../storage/repositories/assets.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
-import { noSite } from './federation.js';
+import { noSite, operationFrame } from './federation.js';
 
 /**
  * NGSI v2 writes of entities, one or a batch, over the caller's own site: each
@@ -89,7 +89,7 @@ async function storedForRemovals(ctx: AppContext, entities: readonly BatchEntity
 export async function writeEntities(
   ctx: AppContext, site: SiteRecord, action: EntityAction, entities: readonly BatchEntity[], options: { keyValues: boolean },
 ): Promise<EntityWriteReport> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes, clockSkewMs: ctx.config.clockSkewMs };
+  const frame = operationFrame(ctx, site, options.keyValues);
   const stored = action.kind === 'delete' ? await storedForRemovals(ctx, entities) : new Map<string, Record<string, NgsiAttribute>>();
   const outcome: Array<FailedEntity | 'written' | undefined> = new Array(entities.length);
   let attempts: Attempt[] = entities.map((_, index) => ({ index, step: action.kind === 'delete' ? 'delete' : 'update' }));
@@ -101,8 +101,8 @@ export async function writeEntities(
       const entity = entities[attempt.index] as BatchEntity;
       try {
         if (attempt.step === 'delete') writes.push(deleteOperation(entity, frame, stored.get(entity.id)));
-        else if (attempt.step === 'create') writes.push(createOperation(entity, frame));
-        else writes.push(updateOperation(entity, action.kind === 'attributes' ? action.mode : 'append', frame));
+        else if (attempt.step === 'create') writes.push(createOperation(entity.body, frame));
+        else writes.push(updateOperation(entity, entity.attributes, action.kind === 'attributes' ? action.mode : 'append', frame));
         sent.push(attempt);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -168,9 +168,8 @@ export async function writeEntity(
  * be, whether or not the asset exists; then created, or its attributes appended.
  */
 export async function upsertEntity(ctx: AppContext, site: SiteRecord, body: unknown, options: { keyValues: boolean }): Promise<{ location: string }> {
-  const frame: OperationFrame = { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues: options.keyValues, maxAttributes: ctx.config.maxAttributes, clockSkewMs: ctx.config.clockSkewMs };
   const whole = body as Record<string, unknown>;
-  const { id, type } = createOperation({ id: '', type: undefined, body: whole, attributes: whole }, frame).input.asset;
+  const { id, type } = createOperation(whole, operationFrame(ctx, site, options.keyValues)).input.asset;
   await writeEntity(ctx, site, BATCH_ACTIONS.append, { id, type, body: whole, attributes: attributesOf(whole) }, options);
   return { location: `/v2/entities/${id}?type=${type}` };
 }

@@ -1,10 +1,8 @@
 import type { AppContext } from '../context.js';
-import { readAssetCreation, readAssetUpdate } from '../domain/asset-body.js';
 import { tooManyAttributes } from '../domain/attribute-bounds.js';
 import type { CreateOutcome } from '../domain/asset-writes.js';
-import { assertObservedNotInFuture } from '../domain/clock-skew.js';
+import { createOperation, updateOperation, type OperationFrame } from '../domain/entity-operations.js';
 import { AppError, badRequest } from '../domain/errors.js';
-import { positionFromAttributes } from '../domain/position.js';
 import { assertOwnAssetId } from '../domain/urn.js';
 import type { SiteRecord } from '../storage/repositories/sites.js';
 import type { Store } from '../storage/store.js';
@@ -54,56 +52,33 @@ function refusedCreate(outcome: Exclude<CreateOutcome, { kind: 'created' }>, sit
   return noSite(siteId);
 }
 
+/** What the writes of one request share: the site, the time it arrived, and the platform's bounds. */
+export function operationFrame(ctx: AppContext, site: SiteRecord, keyValues: boolean): OperationFrame {
+  return { site, receivedAt: ctx.clock.now(), defaultQuota: ctx.config.siteQuota, keyValues, maxAttributes: ctx.config.maxAttributes, clockSkewMs: ctx.config.clockSkewMs };
+}
+
 /** POST /v2/entities: 201 with a Location, 422 when a live asset has that id, 400 at quota. */
 export async function createAsset(ctx: AppContext, siteRef: SiteRef, body: unknown): Promise<CreatedAsset> {
   const site = await siteOf(ctx, siteRef);
-  const creation = readAssetCreation(body, site.id, { maxAttributes: ctx.config.maxAttributes });
-  const position = positionFromAttributes(creation.attributes, site);
-  const receivedAt = ctx.clock.now();
-  assertObservedNotInFuture(creation.recordedAt, receivedAt, ctx.config.clockSkewMs);
+  const write = createOperation(body, operationFrame(ctx, site, false));
+  const { asset } = write.input;
   let types = knownTypes.get(ctx.store);
   if (!types) knownTypes.set(ctx.store, (types = new Set()));
-  const typeKnown = types.has(creation.type);
-
-  const outcome = await ctx.store.writes.write({ kind: 'create', input: {
-    asset: {
-      id: creation.id,
-      type: creation.type,
-      urn: creation.urn,
-      attributes: creation.attributes,
-      position,
-      recordedAt: creation.recordedAt,
-      receivedAt,
-    },
-    defaultQuota: ctx.config.siteQuota,
-    registerType: !typeKnown,
-  } });
-  if (outcome.kind !== 'created') throw refusedCreate(outcome, creation.urn.site);
+  const typeKnown = types.has(asset.type);
+  const outcome = await ctx.store.writes.write({ ...write, input: { ...write.input, registerType: !typeKnown } });
+  if (outcome.kind !== 'created') throw refusedCreate(outcome, asset.urn.site);
   // Only once committed: a rolled-back create must not leave the type marked as stored.
   if (!typeKnown) {
     if (types.size >= KNOWN_TYPES_MAX) types.clear();
-    types.add(creation.type);
+    types.add(asset.type);
   }
-  return { id: creation.id, type: creation.type, location: `/v2/entities/${creation.id}?type=${creation.type}` };
+  return { id: asset.id, type: asset.type, location: `/v2/entities/${asset.id}?type=${asset.type}` };
 }
 
 /** POST /v2/entities/{id}/attrs: updates existing attributes and appends new ones; 404 when absent. */
 export async function updateAsset(ctx: AppContext, siteRef: SiteRef, assetId: string, body: unknown, options: EntityOptions = {}): Promise<void> {
   const site = await siteOf(ctx, siteRef);
-  assertOwnAssetId(assetId, site.id);
-  const update = readAssetUpdate(body, { maxAttributes: ctx.config.maxAttributes });
-  const position = positionFromAttributes(update.attributes, site);
-  const receivedAt = ctx.clock.now();
-  assertObservedNotInFuture(update.recordedAt, receivedAt, ctx.config.clockSkewMs);
-  const outcome = await ctx.store.writes.write({ kind: 'update', input: {
-    id: assetId,
-    expectedType: options.type,
-    changes: update.attributes,
-    position,
-    recordedAt: update.recordedAt,
-    receivedAt,
-    maxAttributes: ctx.config.maxAttributes,
-  } });
+  const outcome = await ctx.store.writes.write(updateOperation({ id: assetId, type: options.type }, body, 'append', operationFrame(ctx, site, false)));
   // Append semantics refuse no attribute for its mode.
   if (outcome === 'not-found') throw new AppError('ASSET_NOT_FOUND');
   if (outcome === 'too-many-attributes') throw badRequest(tooManyAttributes(ctx.config.maxAttributes));

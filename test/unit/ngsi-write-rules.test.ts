@@ -99,9 +99,9 @@ describe("Orion's answers to failed entities", () => {
 describe('entity operations', () => {
   const frame: OperationFrame = { site: { id: 'santander', latitude: 43, longitude: -3 }, receivedAt: Date.parse('2030-01-01T00:00:00.000Z'), defaultQuota: 10, keyValues: false, maxAttributes: 256, clockSkewMs: 300_000 };
   it('refuses another site before reading the body; a replace without a position goes to the site centre', () => {
-    assert.throws(() => updateOperation({ id: 'urn:oc:entity:london:x:y:z', type: undefined, body: {}, attributes: {} }, 'update', frame), /prefix wrong/);
-    const write = updateOperation({ id: ID, type: undefined, body: {}, attributes: { TimeInstant: TI } }, 'replace', frame);
-    assert.deepEqual(write.kind === 'update' ? write.input.position : undefined, { latitude: 43, longitude: -3 });
+    assert.throws(() => updateOperation({ id: 'urn:oc:entity:london:x:y:z', type: undefined }, {}, 'update', frame), /prefix wrong/);
+    const write = updateOperation({ id: ID, type: undefined }, { TimeInstant: TI }, 'replace', frame);
+    assert.deepEqual(write.input.position, { latitude: 43, longitude: -3 });
   });
 
   it('deletes the entity when no attribute is named, and refuses removing TimeInstant', () => {
