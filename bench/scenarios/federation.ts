@@ -149,13 +149,20 @@ async function rawFloor(shape: 'update' | 'batch'): Promise<LoadResult> {
 const batchName = (store: string): string =>
   `/v2/op/update append, ${BATCH_ENTITIES} entities × 5 attributes per request (rps × 500 = attribute updates/s), ${store} (${BATCH_CONNECTIONS} conns)`;
 
-/** The listing rows: the figures of one store against the bare node:http answering the same body. */
-function reads(store: string, figures: ReadFigures): ResultRow {
+/**
+ * The listing rows of one store against the bare node:http answering the same body: the first ten
+ * pages asked again and again, and the same pages with each URL asked once, which no kept answer serves.
+ */
+function reads(store: string, figures: ReadFigures): ResultRow[] {
   const met = figures.result.rps >= 2000 && figures.result.p99Ms < 50 && figures.result.errors === 0;
-  return {
-    name: `GET /v2/entities?type=…&limit=100, site of 100,000 assets, ${store} (${READ_CONNECTIONS} conns)`, result: figures.result,
-    baselineName: 'bare node:http 200, same body', baseline: figures.baseline, goal: '>= 2,000/s, p99 < 50 ms', met,
-  };
+  const name = `GET /v2/entities?type=…&limit=100, site of 100,000 assets, ${store} (${READ_CONNECTIONS} conns)`;
+  return [
+    { name, result: figures.result, baselineName: 'bare node:http 200, same body', baseline: figures.baseline, goal: '>= 2,000/s, p99 < 50 ms', met },
+    {
+      name: `${name}, each URL asked once (no kept answer)`, result: figures.unkept, baselineName: 'bare node:http 200, same body', baseline: figures.baseline,
+      goal: 'reported', met: figures.unkept.errors === 0,
+    },
+  ];
 }
 
 /** PostgreSQL updates against bare node:http, as recorded before the change log was written (the issue asks for no less). */
@@ -167,7 +174,7 @@ const federation: Scenario = {
   async run(): Promise<ResultRow[]> {
     const rows = process.env.BENCH_FEDERATION_ROWS ?? 'all';
     if (rows !== 'all' && rows !== 'listing') throw new Error(`BENCH_FEDERATION_ROWS=${rows}: expected all or listing`);
-    const listingRows = async (): Promise<ResultRow[]> => [reads('SQLite', await measureEntityListing('sqlite')), reads('PostgreSQL', await measureEntityListing('postgres'))];
+    const listingRows = async (): Promise<ResultRow[]> => [...reads('SQLite', await measureEntityListing('sqlite')), ...reads('PostgreSQL', await measureEntityListing('postgres'))];
     if (rows === 'listing') return listingRows();
 
     const sqlite = await measureStore('sqlite');

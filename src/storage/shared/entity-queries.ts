@@ -8,7 +8,8 @@ import type { EntityQueries, EntityRow, EntityRowFilter, EntityRowOrder, Executo
  * The SQL of NGSI v2 reads, which both stores run alike: a site's live assets
  * filtered by id and type lists and an index box, ordered by creation (seq) or
  * a builtin key, paged by limit and offset, counted. The dialects differ only
- * in the box prefilter (R*Tree or GiST), which their AssetQueries give.
+ * in the box prefilter (R*Tree or GiST) and in how a page's rows are found from
+ * its seqs, which their AssetQueries give.
  */
 
 type Builder = ExpressionBuilder<Database, 'assets'>;
