@@ -9,8 +9,9 @@ import type { LoadResult } from '../types.js';
  * The federation's NGSI v2 listing under load: a site of 100,000 assets of
  * four types (and a second site beside it, so that the site's own condition
  * has work to do), read by `GET /v2/entities?type=…&limit=100`, the first ten
- * pages in turn. The baseline is a bare node:http server answering a body of
- * the same size.
+ * pages in turn, then the same pages with each URL asked only once, so that
+ * none is answered from the answers kept until the store moves. The baseline
+ * is a bare node:http server answering a body of the same size.
  */
 
 export const READ_SITE_ASSETS = 100_000;
@@ -24,6 +25,8 @@ const PAGES = 10;
 const LIMIT = 100;
 
 const readPath = (i: number): string => `/federation/v2/entities?type=${encodeURIComponent(READ_TYPE)}&limit=${LIMIT}&offset=${(i % PAGES) * LIMIT}`;
+/** The same pages, each URL asked once (a parameter the listing ignores, as a browser's cache buster): no answer is kept. */
+const unkeptPath = (i: number): string => `${readPath(i)}&_=${i}`;
 
 /** An asset as a sensor of the generated city pushes it: TimeInstant, three readings and a position. */
 function asset(seq: number, site: string, n: number, at: number): BulkAsset {
@@ -70,6 +73,8 @@ async function seedAssets(databaseUrl: string): Promise<void> {
 
 export interface ReadFigures {
   result: LoadResult;
+  /** The same pages, no answer kept. */
+  unkept: LoadResult;
   baseline: LoadResult;
 }
 
@@ -85,8 +90,9 @@ export async function measureEntityListing(store: StoreKind): Promise<ReadFigure
       const body = await sample.text();
       if (sample.status !== 200 || (JSON.parse(body) as unknown[]).length !== LIMIT) throw new Error(`listing answered ${sample.status}: ${body.slice(0, 200)}`);
       const result = await load({ url: server.url, headers, requests: (i) => ({ method: 'GET', path: readPath(i) }), connections: READ_CONNECTIONS, expectStatus: 200 });
+      const unkept = await load({ url: server.url, headers, requests: (i) => ({ method: 'GET', path: unkeptPath(i) }), connections: READ_CONNECTIONS, expectStatus: 200 });
       const baseline = await bareBaseline({ status: 200, body, method: 'GET', headers, requests: (i) => ({ method: 'GET', path: readPath(i) }), connections: READ_CONNECTIONS });
-      return { result, baseline };
+      return { result, unkept, baseline };
     } finally {
       await server.close();
     }

@@ -7,7 +7,7 @@ import { measurePair } from '../lib/compare.js';
 import { load } from '../lib/load.js';
 import { freePort, spawnChild, waitUntilAnswering } from '../lib/processes.js';
 import { attributeUpdates, BATCH_CONNECTIONS, BATCH_ENTITIES, BATCH_PATH, batchRequests } from '../lib/batch-load.js';
-import { measureEntityListing, READ_CONNECTIONS } from '../lib/federation-reads.js';
+import { measureEntityListing, READ_CONNECTIONS, type ReadFigures } from '../lib/federation-reads.js';
 import { CONNECTIONS, createRequests, PREFIX, SEEDED, seededSite, updateRequests, writeHeaders } from '../lib/federation-load.js';
 import { REPO_ROOT, startServer } from '../lib/server.js';
 import { Store } from '../../src/storage/store.js';
@@ -154,6 +154,22 @@ async function rawFloor(shape: 'update' | 'batch'): Promise<LoadResult> {
 const batchName = (store: string): string =>
   `/v2/op/update append, ${BATCH_ENTITIES} entities × 5 attributes per request (rps × 500 = attribute updates/s), ${store} (${BATCH_CONNECTIONS} conns)`;
 
+/**
+ * The listing rows of one store against the bare node:http answering the same body: the first ten
+ * pages asked again and again, and the same pages with each URL asked once, which no kept answer serves.
+ */
+function reads(store: string, figures: ReadFigures): ResultRow[] {
+  const met = figures.result.rps >= 2000 && figures.result.p99Ms < 50 && figures.result.errors === 0;
+  const name = `GET /v2/entities?type=…&limit=100, site of 100,000 assets, ${store} (${READ_CONNECTIONS} conns)`;
+  return [
+    { name, result: figures.result, baselineName: 'bare node:http 200, same body', baseline: figures.baseline, goal: '>= 2,000/s, p99 < 50 ms', met },
+    {
+      name: `${name}, each URL asked once (no kept answer)`, result: figures.unkept, baselineName: 'bare node:http 200, same body', baseline: figures.baseline,
+      goal: 'reported', met: figures.unkept.errors === 0,
+    },
+  ];
+}
+
 /** PostgreSQL updates against bare node:http, as recorded before the change log was written (the issue asks for no less). */
 const POSTGRES_UPDATE_RATIO_BEFORE = 0.18;
 
@@ -161,6 +177,11 @@ const federation: Scenario = {
   name: 'federation',
   description: 'Federation writes (update with 3 attributes, create), 64 connections, SQLite and PostgreSQL, against bare node:http and the raw SQLite floor; /v2/op/update append batches (100 entities × 5 attributes, 16 connections) against the raw floor doing the same writes; single PATCH against POST …/attrs; the NGSI v2 listing of a site of 100,000 assets.',
   async run(): Promise<ResultRow[]> {
+    const rows = process.env.BENCH_FEDERATION_ROWS ?? 'all';
+    if (rows !== 'all' && rows !== 'listing') throw new Error(`BENCH_FEDERATION_ROWS=${rows}: expected all or listing`);
+    const listingRows = async (): Promise<ResultRow[]> => [...reads('SQLite', await measureEntityListing('sqlite')), ...reads('PostgreSQL', await measureEntityListing('postgres'))];
+    if (rows === 'listing') return listingRows();
+
     const sqlite = await measureStore('sqlite');
     const postgres = await measureStore('postgres');
     const floor = await rawFloor('update');
@@ -169,15 +190,7 @@ const federation: Scenario = {
     const bare204 = await bareBaseline({ status: 204, body: '', method: 'POST', path: sample.path, headers: writeHeaders('x'), requests: updateRequests, connections: CONNECTIONS });
     const bare201 = await bareBaseline({ status: 201, body: '', method: 'POST', path: '/federation/v2/entities', headers: writeHeaders('x'), requests: createRequests('bare'), connections: CONNECTIONS });
 
-    const sqliteReads = await measureEntityListing('sqlite');
-    const postgresReads = await measureEntityListing('postgres');
-
     const fast = (r: LoadResult, rps: number) => r.rps >= rps && r.p99Ms < 25 && r.errors === 0;
-    const listing = (r: LoadResult) => r.rps >= 2000 && r.p99Ms < 50 && r.errors === 0;
-    const reads = (store: string, figures: { result: LoadResult; baseline: LoadResult }): ResultRow => ({
-      name: `GET /v2/entities?type=…&limit=100, site of 100,000 assets, ${store} (${READ_CONNECTIONS} conns)`, result: figures.result,
-      baselineName: 'bare node:http 200, same body', baseline: figures.baseline, goal: '>= 2,000/s, p99 < 50 ms', met: listing(figures.result),
-    });
     return [
       { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'bare node:http 204', baseline: bare204, goal: '>= 10,000/s, p99 < 25 ms', met: fast(sqlite.update, 10_000) },
       { name: `update, 3 attributes, SQLite (${CONNECTIONS} conns)`, result: sqlite.update, baselineName: 'raw floor: node:http + SQLite, group commit', baseline: floor, goal: 'ratio >= 0.8', met: sqlite.update.rps >= 0.8 * floor.rps && sqlite.update.errors === 0 },
@@ -203,8 +216,7 @@ const federation: Scenario = {
         name: `single PATCH …/attrs, 3 attributes, PostgreSQL (${CONNECTIONS} conns)`, result: postgres.patch, baselineName: 'POST …/attrs, same body, measured alternately', baseline: postgres.post,
         goal: 'ratio >= 0.9', met: postgres.patch.rps >= 0.9 * postgres.post.rps && postgres.patch.errors === 0,
       },
-      reads('SQLite', sqliteReads),
-      reads('PostgreSQL', postgresReads),
+      ...await listingRows(),
     ];
   },
 };

@@ -31,6 +31,14 @@ export interface AnswerCacheOptions {
   variant?: (request: FastifyRequest) => string;
   /** Requests never answered from the cache nor kept (e.g. random samples). */
   bypass?: (request: FastifyRequest) => boolean;
+  /**
+   * Who is given a kept answer. `everyone` (the default): answers everyone sees alike, so callers
+   * who may see experiment assets always read. `variant`: the variant names whose answer it is
+   * (e.g. the caller's site), and `bypass` leaves out the requests it cannot name.
+   */
+  sharedBy?: 'everyone' | 'variant';
+  /** The header of totals of listings, kept with the answer (default X-Total-Count). */
+  totalHeader?: string;
 }
 
 declare module 'fastify' {
@@ -49,10 +57,11 @@ const WAIT_FOR_READ_MS = 2000;
  * again (the observatory's first screen, a dashboard) is then answered without
  * reading the store again. Correct because the store says when anything was
  * committed, by any process (its StoreVersion); an answer read while the store
- * moved is not kept. Only answers everyone sees alike are kept: callers who
- * may see experiment assets always read. Only a URL asked again is looked up
- * or kept: one asked once (an asset among a million, a page of a long walk)
- * costs no look at the store's version. Requests for the same answer at the
+ * moved is not kept. Only answers everyone sees alike are kept (callers who
+ * may see experiment assets always read), or, where an interface answers each
+ * caller its own, answers given to the same caller (named by the variant).
+ * Only a URL asked again is looked up or kept: one asked once (an asset among
+ * a million, a page of a long walk) costs no look at the store's version. Requests for the same answer at the
  * same version read it once: the others are given the answer of that read
  * (readUnderway).
  */
@@ -157,8 +166,9 @@ function waitAtMost(read: Promise<Answer | undefined>, ms: number): Promise<Answ
  */
 export function registerAnswerCache(app: FastifyInstance, version: StoreVersion, options: AnswerCacheOptions): void {
   const cache = new AnswerCache(options.maxBytes, options.maxAnswerBytes, version);
+  const totalHeader = options.totalHeader ?? TOTAL_HEADER;
   const cacheable = (request: FastifyRequest) => request.method === 'GET' && !options.bypass?.(request)
-    && !seesExperimentAssets(visibleAssets(request.caller));
+    && (options.sharedBy === 'variant' || !seesExperimentAssets(visibleAssets(request.caller)));
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!cacheable(request)) return;
@@ -174,7 +184,7 @@ export function registerAnswerCache(app: FastifyInstance, version: StoreVersion,
       return;
     }
     reply.header('content-type', answer.contentType);
-    if (answer.total !== undefined) reply.header(TOTAL_HEADER, answer.total);
+    if (answer.total !== undefined) reply.header(totalHeader, answer.total);
     return reply.send(answer.body);
   });
 
@@ -185,7 +195,7 @@ export function registerAnswerCache(app: FastifyInstance, version: StoreVersion,
       keep.done();
       return payload;
     }
-    const total = reply.getHeader(TOTAL_HEADER);
+    const total = reply.getHeader(totalHeader);
     const answer = {
       body: Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
       contentType: String(reply.getHeader('content-type') ?? 'application/json'),

@@ -1,4 +1,4 @@
-import type { AliasedRawBuilder, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import type { AliasedRawBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
 import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome, UpdateOutcome } from '../domain/asset-writes.js';
 import type { ChangeRecord, ChangeSink } from '../domain/changes.js';
 import type { StoreErrorKind } from '../domain/errors.js';
@@ -71,6 +71,12 @@ export interface AssetQueries {
   listParameter<T extends number | string>(values: readonly T[]): string | T[];
   /** Assets whose `column` is in `list` (a listParameter value, or the marker of a prepared query), any order. */
   listed(column: 'seq' | 'id', list: unknown): RawBuilder<SqlBool>;
+  /**
+   * Assets among those `seqs` selects (ordered, one column: seq) after skipping `offset`, at most
+   * `limit` of them: the rows of a page whose seqs an index answers alone. `limit` and `offset` may
+   * be the markers of a prepared query.
+   */
+  seqPage(seqs: SelectQueryBuilder<Database, 'assets', { seq: number }>, limit: unknown, offset: unknown): RawBuilder<SqlBool>;
   /** Places from+1..to of the first `reach` live city assets in the (indexable) circle, in the index's order. */
   cityPage(store: StoreReader, circle: Circle, reach: number, from: number, to: number): Promise<CityPage>;
   /** Asset seqs whose position lies inside the box (index only). */

@@ -103,15 +103,19 @@ if (STORES.includes('postgres')) {
       process.stdout.write(`# two-servers writes=${WRITES} one-process=${one.toFixed(0)}/s two-processes=${two.toFixed(0)}/s ratio=${(two / one).toFixed(2)} lost=0\n`);
     });
 
-    it("shows a write through one server at once through the other's discovery and datasource, with the other's kept answers warm", async () => {
+    it("shows a write through one server at once through the other's discovery, datasource and NGSI reads, with the other's kept answers warm", async () => {
       const id = 'urn:oc:entity:shared:fresh:x:1';
       const urls = [
         `/discovery/v0/assets/${id}`, '/discovery/v0/assets?per=100&site=shared', '/discovery/v0/assets/sites/shared', '/discovery/v0/assets/sites',
         `/datasource/${id}/temperature/readings`, `/datasource/${id}/readings?lastN=5`,
+        `/federation/v2/entities/${id}`, '/federation/v2/entities?idPattern=:fresh:&options=count',
       ];
+      // The site's own reads take its token; each server is asked with the token it issued.
       const body = async (server: ServerProcess, url: string) => {
-        const res = await fetch(`${server.url}${url}`);
-        return `${res.status} ${await res.text()}`;
+        const headers = url.startsWith('/federation/') ? { authorization: `Bearer ${server === a ? tokenA : tokenB}` } : undefined;
+        const res = await fetch(`${server.url}${url}`, { headers });
+        const total = res.headers.get('fiware-total-count');
+        return `${res.status}${total === null ? '' : ` (${total})`} ${await res.text()}`;
       };
       assert.equal(await federationWrite(a.url, tokenA, 'create', id, 777_001), 201);
       for (let value = 777_002; value <= 777_004; value++) {
@@ -127,6 +131,7 @@ if (STORES.includes('postgres')) {
         }
         assert.match(await body(b, `/discovery/v0/assets/${id}`), new RegExp(`^200 .*${value}`));
         assert.match(await body(b, `/datasource/${id}/temperature/readings`), new RegExp(`^200 .*${value}`));
+        assert.match(await body(b, `/federation/v2/entities/${id}`), new RegExp(`^200 .*${value}`));
       }
       const created = 'urn:oc:entity:shared:fresh:x:2';
       const sitesBefore = await body(b, '/discovery/v0/assets/sites/shared');
@@ -134,6 +139,7 @@ if (STORES.includes('postgres')) {
       assert.notEqual(await body(b, '/discovery/v0/assets/sites/shared'), sitesBefore);
       assert.equal(await body(b, '/discovery/v0/assets/sites/shared'), await body(a, '/discovery/v0/assets/sites/shared'));
       assert.match(await body(b, '/discovery/v0/assets?per=100&site=shared'), new RegExp(created));
+      assert.match(await body(b, '/federation/v2/entities?idPattern=:fresh:&options=count'), new RegExp(`^200 \\(2\\) .*${created}`));
     });
 
     it('lets a reader in another process learn of every change either server commits, in order', async () => {

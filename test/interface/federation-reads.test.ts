@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { assetBody, create, remove, timeInstant, update } from '../helpers/federation.js';
+import { assetBody, create, remove, timeInstant, update, writeHeaders } from '../helpers/federation.js';
 import { bearer, describeEachStore, type TestPlatform } from '../helpers/platform.js';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
 import { parseListParameters } from '../../src/domain/ngsi-entity-query.js';
+import { ManualTimers } from '../../src/domain/timers.js';
 import { requireSite } from '../../src/services/federation.js';
 import { listEntities } from '../../src/services/ngsi-reads.js';
+import { Store } from '../../src/storage/store.js';
 
 /**
  * The federation's NGSI v2 reads as a client sees them: statuses, headers and
@@ -251,6 +255,42 @@ describeEachStore('federation reads', (platform) => {
       assert.ok(paths[path]?.get, path);
     }
     assert.ok(paths['/federation/v2/op/query']?.post);
+  });
+
+  it('answers a listing asked again with what another process committed in between, and only to its own site', async () => {
+    const p = platform();
+    const url = `/entities?type=${SENSOR}&attrs=temperature&options=count`;
+    const first = await get(url);
+    const kept = await get(url);
+    assert.equal(kept.statusCode, 200);
+    assert.equal(kept.headers['content-type'], 'application/json');
+    assert.equal(kept.headers['fiware-total-count'], first.headers['fiware-total-count']);
+    assert.deepEqual(kept.json(), first.json());
+    // The same URL, asked by another site or with a service header the route refuses.
+    assert.deepEqual(ids(await get(url, bearer(londonToken))), ['urn:oc:entity:london:env:reads:0']);
+    assert.deepEqual(ids(await get(url, bearer(londonToken))), ['urn:oc:entity:london:env:reads:0']);
+    for (let i = 0; i < 2; i++) assert.equal((await get(url, { 'fiware-service': 'elsewhere' })).statusCode, 400);
+
+    // Another connection on the same database, as a second server would be, updates one sensor and creates one.
+    const store = Store.open(p.db.url);
+    const other = await buildApp({ config: testConfig({ databaseUrl: p.db.url }), store, clock: p.clock, timers: new ManualTimers(p.clock) });
+    try {
+      const updated = await other.app.inject({
+        method: 'POST', url: `${V2}/entities/${encodeURIComponent(id(1))}/attrs`, headers: writeHeaders(token),
+        payload: JSON.stringify({ TimeInstant: timeInstant('2017-07-25T15:00:00.000Z'), temperature: { type: 'Number', value: 99 } }),
+      });
+      assert.equal(updated.statusCode, 204, updated.body);
+      const created = await other.app.inject({ method: 'POST', url: `${V2}/entities`, headers: writeHeaders(token), payload: JSON.stringify(assetBody(id(7))) });
+      assert.equal(created.statusCode, 201, created.body);
+    } finally {
+      await other.app.close();
+      await store.close();
+    }
+    const after = await get(url);
+    assert.equal(after.headers['fiware-total-count'], String(Number(first.headers['fiware-total-count']) + 1));
+    assert.deepEqual(ids(after), [...ids(first), id(7)]);
+    assert.deepEqual((after.json() as Array<{ id: string; temperature?: { value: unknown } }>).find((e) => e.id === id(1))?.temperature?.value, 99);
+    assert.deepEqual((await get(url)).json(), after.json());
   });
 
   it('asks the token and role of every read', async () => {

@@ -6,6 +6,7 @@ import { registerWriteRateLimit } from '../../http/write-rate-limit.js';
 import { deleteAsset } from '../../services/federation.js';
 import { batchUpdateRoutes } from './batch.js';
 import { entityReadRoutes } from './entity-reads.js';
+import { registerKeptEntityReads } from './kept-reads.js';
 import { registerEntityWrites } from './entity-writes.js';
 import { notifyRoutes } from './notify.js';
 import { queryOperationRoutes } from './op-query.js';
@@ -42,7 +43,11 @@ export async function federationInterface(scope: FastifyInstance, ctx: AppContex
     return reply.code(204).send();
   });
 
-  await entityReadRoutes(app, ctx);
+  // The reads of a site's own assets, with their answers kept until the store moves (./kept-reads.ts).
+  await app.register(async (reads) => {
+    registerKeptEntityReads(reads, ctx);
+    await entityReadRoutes(reads, ctx);
+  });
   await typeRoutes(app, ctx);
   await queryOperationRoutes(app, ctx);
   subscriptionRoutes(app, ctx);

@@ -125,6 +125,15 @@ export const postgresAssetQueries: AssetQueries = {
   listed(column, list) {
     return sql<SqlBool>`${sql.ref(`assets.${column}`)} = any(${list}::${sql.raw(LISTED_COLUMNS[column])}[])`;
   },
+  seqPage(seqs, limit, offset) {
+    // The seqs come as one array, looked up in the seq index in its order: no join, no sort. Limit and
+    // offset are subqueries, whose values no plan looks at: PostgreSQL's plan for a prepared page then
+    // costs the same whatever they are, and it keeps the plan made once instead of planning every run
+    // (the plan of a page's shape is the same for any value).
+    const page = seqs.limit(sql<number>`(select ${limit}::int8)`).offset(sql<number>`(select ${offset}::int8)`);
+    // A subquery goes into SQL in parentheses of its own: array(select …).
+    return sql<SqlBool>`assets.seq = any(array${page})`;
+  },
   async cityPage(store, circle, limit, from, to) {
     const page = await readTogether(cityPages, store, (scans) => cityPagesTogether(store, scans)).load({ circle, limit, from, to });
     return page ?? { walked: 0, rows: [] };

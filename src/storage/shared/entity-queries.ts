@@ -2,13 +2,14 @@ import { type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import type { Database } from '../schema.js';
-import type { EntityQueries, EntityRow, EntityRowFilter, EntityRowOrder, StoreReader } from '../ports.js';
+import type { EntityQueries, EntityRow, EntityRowFilter, EntityRowOrder, Executor, StoreReader } from '../ports.js';
 
 /**
  * The SQL of NGSI v2 reads, which both stores run alike: a site's live assets
  * filtered by id and type lists and an index box, ordered by creation (seq) or
  * a builtin key, paged by limit and offset, counted. The dialects differ only
- * in the box prefilter (R*Tree or GiST), which their AssetQueries give.
+ * in the box prefilter (R*Tree or GiST) and in how a page's rows are found from
+ * its seqs, which their AssetQueries give.
  */
 
 type Builder = ExpressionBuilder<Database, 'assets'>;
@@ -50,15 +51,12 @@ const toRow = (r: RawRow): EntityRow => ({
 // seqs are read first, from the index of live assets by site (and type) alone, the rows it skips
 // included; only its own rows are then read whole. Asked for whole rows at once, PostgreSQL
 // prefers walking every asset in seq order, which grows with the offset.
-const PAGE_OF_SITE = new PreparedQuery<[site: string, limit: number, offset: number], RawRow>(3, (db, [site, limit, offset]) =>
-  db.selectFrom('assets').select([...COLUMNS])
-    .where('seq', 'in', db.selectFrom('assets').select('seq').where('site', '=', site).where('deleted_at', 'is', null).orderBy('seq').limit(limit).offset(offset))
-    .orderBy('seq'));
-const PAGE_OF_TYPE = new PreparedQuery<[site: string, type: string, limit: number, offset: number], RawRow>(4, (db, [site, type, limit, offset]) =>
-  db.selectFrom('assets').select([...COLUMNS])
-    .where('seq', 'in', db.selectFrom('assets').select('seq').where('site', '=', site).where('deleted_at', 'is', null).where('type', '=', type)
-      .orderBy('seq').limit(limit).offset(offset))
-    .orderBy('seq'));
+const liveSeqs = (db: Executor, site: string) =>
+  db.selectFrom('assets').select('seq').where('site', '=', site).where('deleted_at', 'is', null).orderBy('seq');
+const PAGE_OF_SITE = new PreparedQuery<[site: string, limit: number, offset: number], RawRow>(3, (db, [site, limit, offset], dialect) =>
+  db.selectFrom('assets').select([...COLUMNS]).where(dialect.assetQueries.seqPage(liveSeqs(db, site), limit, offset)).orderBy('seq'));
+const PAGE_OF_TYPE = new PreparedQuery<[site: string, type: string, limit: number, offset: number], RawRow>(4, (db, [site, type, limit, offset], dialect) =>
+  db.selectFrom('assets').select([...COLUMNS]).where(dialect.assetQueries.seqPage(liveSeqs(db, site).where('type', '=', type), limit, offset)).orderBy('seq'));
 const ENTITY = new PreparedQuery<[site: string, id: string], RawRow>(2, (db, [site, id]) =>
   db.selectFrom('assets').select([...COLUMNS]).where('site', '=', site).where('deleted_at', 'is', null).where('id', '=', id));
 

@@ -143,6 +143,10 @@ export const sqliteAssetQueries: AssetQueries = {
   listed(column, list) {
     return sql<SqlBool>`${sql.ref(`assets.${column}`)} in (select value from json_each(${list}))`;
   },
+  seqPage(seqs, limit, offset) {
+    // A subquery goes into SQL in parentheses of its own.
+    return sql<SqlBool>`assets.seq in ${seqs.limit(limit as number).offset(offset as number)}`;
+  },
   async cityPage(store, circle, reach, from, to) {
     const seqs = await cityAssetSeqs(store, circle, reach);
     return { walked: seqs.length, rows: await rowsBySeq(store, seqs.slice(from, to), false) };
