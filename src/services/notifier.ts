@@ -28,7 +28,7 @@ export type NotifyOutcome = { ok: true; status: number } | { ok: false; status: 
  * a second to one receiver over loopback-like round trips, few enough for any
  * web server to take.
  */
-export const DESTINATION_CONCURRENCY = 32;
+export const DESTINATION_CONCURRENCY = 64;
 
 class Destination {
   private active = 0;
