@@ -16,7 +16,7 @@ import {
 import type { Store } from '../storage/store.js';
 import { DeliveryReads, type KnownAsset } from './delivery-reads.js';
 import { Notifier } from './notifier.js';
-import { TurnQuota } from './turn-quota.js';
+import { DeliveryPace } from './delivery-pace.js';
 import { DeliveryCursor } from '../domain/delivery-cursor.js';
 import type { Timers } from '../domain/timers.js';
 
@@ -47,8 +47,6 @@ const MAX_WINDOW_PAGES = 50;
 const FLUSH_MS = 200;
 /** Notifications of one subscription under way at once (never two of one asset). */
 const SUBSCRIPTION_CONCURRENCY = 16;
-/** How long into a turn of the event loop notifications may still start in it (./turn-quota.ts). */
-const DELIVERY_MS_PER_TURN = 0.5;
 /** How long a wait for new changes lasts before the subscription is looked at again. */
 const WAIT_MS = 1000;
 
@@ -410,8 +408,8 @@ class Worker {
 
   private async deliver(item: Pending): Promise<'delivered' | 'failed' | 'abandoned'> {
     const { clock, service } = this.service.options;
-    // Delivery gives way to the requests the server answers (./turn-quota.ts).
-    const turn = this.service.quota.take();
+    // Delivery gives way to the requests the server answers (./delivery-pace.ts).
+    const turn = this.service.pace.take();
     if (turn) await turn;
     if (this.stopped) return 'abandoned';
     const url = this.target;
@@ -510,7 +508,7 @@ export class SubscriptionDelivery {
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   readonly notifier: Notifier;
   readonly reads: DeliveryReads;
-  readonly quota = new TurnQuota(DELIVERY_MS_PER_TURN);
+  readonly pace = new DeliveryPace();
   readonly metrics: DeliveryMetrics | undefined;
   private readonly workers = new Map<string, Worker>();
   private refreshing: Promise<void> | undefined;
@@ -685,6 +683,7 @@ export class SubscriptionDelivery {
     const workers = [...this.workers.values()];
     for (const worker of workers) worker.stop();
     this.notifier.close();
+    this.pace.close();
     await Promise.all(workers.map((w) => w.done));
     await this.flush();
     this.workers.clear();
