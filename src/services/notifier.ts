@@ -1,8 +1,8 @@
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { isDelivered } from '../domain/delivery-retry.js';
 import { refusedDestination, bareHost, type DestinationPolicy } from '../domain/notify-destination.js';
+import { HttpConnection } from './http-connection.js';
 
 /**
  * Sends notifications over HTTP. Each destination (scheme, host and port) has
@@ -22,13 +22,46 @@ export interface NotificationRequest {
 
 export type NotifyOutcome = { ok: true; status: number } | { ok: false; status: number | undefined; reason: string };
 
-/** Requests under way to one destination at most. */
-export const DESTINATION_CONCURRENCY = 8;
+/**
+ * Requests under way to one destination at most, each on a connection of its
+ * own kept open between notifications: enough for thousands of notifications
+ * a second to one receiver over loopback-like round trips, few enough for any
+ * web server to take.
+ */
+export const DESTINATION_CONCURRENCY = 64;
 
 class Destination {
   private active = 0;
   private readonly queue: Array<() => void> = [];
-  constructor(readonly agent: http.Agent) {}
+  /** Connections open and not in use. */
+  private readonly idle: HttpConnection[] = [];
+  private readonly open = new Set<HttpConnection>();
+  /**
+   * @param refused why a literal address is refused (judged once: the policy
+   * does not change while the process runs); a name is judged at every connection.
+   */
+  constructor(private readonly url: URL, private readonly lookup: LookupFunction, readonly refused: string | undefined) {}
+
+  /** A connection for one exchange (after acquire()): an idle one, else a new one. */
+  connection(): HttpConnection {
+    for (let c = this.idle.pop(); c; c = this.idle.pop()) if (c.usable) return c;
+    const connection = new HttpConnection(this.url, this.lookup, (gone) => {
+      this.open.delete(gone);
+      const at = this.idle.indexOf(gone);
+      if (at >= 0) this.idle.splice(at, 1);
+    });
+    this.open.add(connection);
+    return connection;
+  }
+
+  /** A connection whose exchange is over is kept for the next, while it may be. */
+  giveBack(connection: HttpConnection): void {
+    if (connection.usable) this.idle.push(connection);
+  }
+
+  close(): void {
+    for (const connection of [...this.open]) connection.close();
+  }
 
   async acquire(): Promise<void> {
     if (this.active < DESTINATION_CONCURRENCY) {
@@ -83,59 +116,34 @@ export class Notifier {
   private destination(url: URL): Destination {
     let destination = this.destinations.get(url.origin);
     if (!destination) {
-      const options = { keepAlive: true, maxSockets: DESTINATION_CONCURRENCY, lookup: this.lookup };
-      destination = new Destination(url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
+      const host = bareHost(url.hostname);
+      // A literal address is never looked up: it is judged here.
+      const refused = isIP(host) !== 0 ? refusedDestination(this.policy, host, host) : undefined;
+      destination = new Destination(new URL(url.origin), this.lookup, refused);
       this.destinations.set(url.origin, destination);
     }
     return destination;
   }
 
-  /** Sends one notification; only a 2xx answer is a success. */
+  /** Sends one notification (its headers are the notifier's to complete); only a 2xx answer is a success. */
   async send(request: NotificationRequest): Promise<NotifyOutcome> {
-    const host = bareHost(request.url.hostname);
-    // A literal address is never looked up: it is judged here.
-    if (isIP(host) !== 0) {
-      const refused = refusedDestination(this.policy, host, host);
-      if (refused) return { ok: false, status: undefined, reason: refused };
-    }
     const destination = this.destination(request.url);
+    if (destination.refused) return { ok: false, status: undefined, reason: destination.refused };
     await destination.acquire();
+    const connection = destination.connection();
     try {
-      const status = await this.exchange(request, destination.agent);
-      return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, reason: `HTTP ${status}` };
+      const status = await connection.exchange(request, this.timeoutMs);
+      return isDelivered(status) ? { ok: true, status } : { ok: false, status, reason: `HTTP ${status}` };
     } catch (error) {
       return { ok: false, status: undefined, reason: reasonOf(error) };
     } finally {
+      destination.giveBack(connection);
       destination.release();
     }
   }
 
-  private exchange(request: NotificationRequest, agent: http.Agent): Promise<number> {
-    const send = request.url.protocol === 'https:' ? https.request : http.request;
-    return new Promise<number>((resolve, reject) => {
-      const body = Buffer.from(request.body);
-      const req = send(request.url, {
-        method: request.method, agent,
-        headers: { ...request.headers, 'content-length': String(body.length) },
-      }, (res) => {
-        res.on('error', () => {});
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve(res.statusCode ?? 0);
-        });
-        res.resume();
-      });
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })), this.timeoutMs);
-      req.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      req.end(body);
-    });
-  }
-
   close(): void {
-    for (const destination of this.destinations.values()) destination.agent.destroy();
+    for (const destination of this.destinations.values()) destination.close();
     this.destinations.clear();
   }
 }

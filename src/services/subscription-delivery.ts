@@ -11,10 +11,13 @@ import { compileSubscription, notificationBody, notifies, positionAfter, stateAf
 import type { VisibleAssets } from '../domain/visible-assets.js';
 import { VERSION } from '../version.js';
 import {
-  assetStates, claimLease, liveSubscriptions, releaseLeases, renewLeases, saveProgress, saveProgressOf, type DeliveryProgress, type SubscriptionRow,
+  claimLease, liveSubscriptions, releaseLeases, renewLeases, saveProgress, saveProgressOf, type DeliveryProgress, type SubscriptionRow,
 } from '../storage/repositories/subscriptions.js';
 import type { Store } from '../storage/store.js';
+import { DeliveryReads, type KnownAsset } from './delivery-reads.js';
 import { Notifier } from './notifier.js';
+import { DeliveryPace } from './delivery-pace.js';
+import { DeliveryCursor } from '../domain/delivery-cursor.js';
 import type { Timers } from '../domain/timers.js';
 
 /**
@@ -43,7 +46,7 @@ const MAX_WINDOW_PAGES = 50;
 /** How soon delivery progress is written after it moved (a crash sends at most this much again). */
 const FLUSH_MS = 200;
 /** Notifications of one subscription under way at once (never two of one asset). */
-const SUBSCRIPTION_CONCURRENCY = 8;
+const SUBSCRIPTION_CONCURRENCY = 16;
 /** How long a wait for new changes lasts before the subscription is looked at again. */
 const WAIT_MS = 1000;
 
@@ -64,13 +67,40 @@ interface DeliveryMetrics {
   failed: Counter<'subscription' | 'destination'>;
 }
 
-/** An asset as the store last knows it, its attributes read. */
-type KnownAsset = { attributes: NgsiAttributes; site: string; experimenter: string | null; experiment: string | null; latitude: number; longitude: number };
-
 /** One notification to send: the change, and the asset's state after it. */
 interface Pending {
   change: Change;
   attributes: NgsiAttributes;
+}
+
+/** The notifications of one subscription under way: at most `width`, never two of one asset. */
+class UnderWay {
+  private readonly running = new Set<Promise<void>>();
+  private readonly assets = new Set<string>();
+  constructor(private readonly width: number) {}
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Waits until a notification of `asset` may start, or `halted` holds. */
+  async room(asset: string, halted: () => boolean): Promise<void> {
+    while ((this.running.size >= this.width || this.assets.has(asset)) && !halted()) await Promise.race(this.running);
+  }
+
+  start(asset: string, sending: Promise<void>): void {
+    this.assets.add(asset);
+    const tracked: Promise<void> = sending.finally(() => {
+      this.running.delete(tracked);
+      this.assets.delete(asset);
+    });
+    this.running.add(tracked);
+  }
+
+  /** Resolves once every notification started is answered. */
+  async settled(): Promise<void> {
+    await Promise.all(this.running);
+  }
 }
 
 class Worker {
@@ -78,6 +108,10 @@ class Worker {
   private wakeStop: (() => void) | undefined;
   private readonly stopSignal: Promise<void>;
   private compiled: CompiledSubscription;
+  /** The conditions a change is first looked at with (kind and entity), before its asset's state is read. */
+  private loose: CompiledSubscription;
+  /** httpCustom.headers, their names in lower case. */
+  private customHeaders: Record<string, string>;
   /** The stored texts the definition was read from (a look compares them to see a PATCH). */
   private source: { definition: string; visible: string };
   private definition: SubscriptionDefinition;
@@ -96,6 +130,8 @@ class Worker {
     this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
     this.target = Worker.targetOf(this.definition);
     this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
+    this.loose = Worker.looseOf(this.compiled);
+    this.customHeaders = Worker.headersOf(this.definition);
     this.status = row.status;
     this.expiresAt = row.expires_at;
     this.cursor = row.cursor;
@@ -117,6 +153,14 @@ class Worker {
     return url;
   }
 
+  private static looseOf(compiled: CompiledSubscription): CompiledSubscription {
+    return { ...compiled, query: undefined, geo: undefined, visible: { all: true }, conditionAttrs: [] };
+  }
+
+  private static headersOf(definition: SubscriptionDefinition): Record<string, string> {
+    return Object.fromEntries(Object.entries(definition.notification.httpCustom?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  }
+
   get destination(): string {
     return this.target.origin;
   }
@@ -128,6 +172,8 @@ class Worker {
       this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
       this.target = Worker.targetOf(this.definition);
       this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
+      this.loose = Worker.looseOf(this.compiled);
+      this.customHeaders = Worker.headersOf(this.definition);
     }
     this.status = row.status;
     this.expiresAt = row.expires_at;
@@ -184,14 +230,12 @@ class Worker {
         await this.idleWhile(this.sleep(heldUntil - now));
         continue;
       }
-      const pending = await this.pendingNotifications();
+      const caughtUp = (this.definition.throttling ?? 0) > 0 ? await this.deliverWindow() : await this.deliverInOrder();
       if (this.stopped) break;
-      if (pending === undefined) {
+      if (caughtUp) {
         this.service.flushSoon();
         await this.idleWhile(Promise.race([store.changes.waitAfter(this.cursor, WAIT_MS), this.stopSignal]));
-        continue;
       }
-      await this.deliverAll(pending.items, pending.through);
     }
     this.stopped = true;
     this.finished = true;
@@ -199,22 +243,22 @@ class Worker {
   }
 
   /**
-   * The notifications the changes after the cursor make, and the seq they
-   * take the cursor to once delivered; undefined when there is no change. A
+   * The notifications the changes after `after` make, and the seq they take
+   * the cursor to once delivered; undefined when there is no change. A
    * throttled subscription coalesces: the latest state of each asset.
    */
-  private async pendingNotifications(): Promise<{ items: Pending[]; through: number } | undefined> {
-    const throttled = (this.definition.throttling ?? 0) > 0;
-    let changes = await this.service.changesAfter(this.cursor);
+  private async pendingNotifications(after: number, throttled: boolean): Promise<{ items: Pending[]; through: number } | undefined> {
+    const { reads } = this.service;
+    let changes = await reads.changesAfter(after);
     if (changes.length === 0) return undefined;
     if (throttled) {
       for (let pages = 1; pages < MAX_WINDOW_PAGES && changes.length === pages * PAGE; pages++) {
-        changes = changes.concat(await this.service.changesAfter((changes[changes.length - 1] as Change).seq));
+        changes = changes.concat(await reads.changesAfter((changes[changes.length - 1] as Change).seq));
       }
     }
     const through = (changes[changes.length - 1] as Change).seq;
     const candidates = changes.filter((c) => this.mayNotify(c));
-    const rows = await this.service.assetStates([...new Set(candidates.map((c) => c.assetId))]);
+    const rows = candidates.length > 0 ? await reads.assetStatesFor(candidates) : new Map<string, KnownAsset>();
     const items: Pending[] = [];
     const latestOf = new Map<string, Pending>();
     for (const change of candidates) {
@@ -239,74 +283,140 @@ class Worker {
   /** A cheap first look (kind and entity), before the asset's state is read. */
   private mayNotify(change: Change): boolean {
     const probe: AssetState = { site: '', experimenter: null, experiment: null, attributes: change.attributes, position: undefined };
-    const loose: CompiledSubscription = { ...this.compiled, query: undefined, geo: undefined, visible: { all: true }, conditionAttrs: [] };
-    return notifies(loose, change, probe);
+    return notifies(this.loose, change, probe);
   }
 
   /**
-   * Sends the notifications of a page: several at once, but never two of one
-   * asset, so that each asset's changes arrive in order. After a failure no
-   * other is started; the cursor stops before the first one not delivered
-   * (those delivered after it are sent again with it: at least once).
+   * Sends the notifications of the changes after the cursor, several at once
+   * but never two of one asset, so that each asset's changes arrive in order;
+   * the next page is read and started while the last ones of the one before
+   * are answered. The cursor moves past a change once it and every change
+   * before it were delivered. After a failure no other is started, and the
+   * cursor stays before the first one not delivered (those delivered after it
+   * are sent again with it: at least once). True when caught up with the log,
+   * nothing under way.
    */
-  private async deliverAll(items: readonly Pending[], through: number): Promise<void> {
-    const throttled = (this.definition.throttling ?? 0) > 0;
-    const before = this.cursor;
-    const width = this.status === 'oneshot' ? 1 : SUBSCRIPTION_CONCURRENCY;
-    const outcomes: Array<'delivered' | 'failed' | 'abandoned' | undefined> = new Array(items.length);
-    const running = new Set<Promise<void>>();
-    const busyAssets = new Set<string>();
+  private async deliverInOrder(): Promise<boolean> {
+    const { store } = this.service.options;
+    const oneshot = this.status === 'oneshot';
+    const order = new DeliveryCursor(this.cursor);
+    const underWay = new UnderWay(oneshot ? 1 : SUBSCRIPTION_CONCURRENCY);
     let failed = false;
-    for (let i = 0; i < items.length && !failed && !this.stopped; i++) {
-      const item = items[i] as Pending;
-      while ((running.size >= width || busyAssets.has(item.change.assetId)) && !failed) await Promise.race(running);
-      if (failed || this.stopped) break;
-      busyAssets.add(item.change.assetId);
-      const sending: Promise<void> = this.deliver(item).then((outcome) => {
-        outcomes[i] = outcome;
+    const halted = () => failed || this.stopped;
+    let readAfter = this.cursor;
+    let caughtUp = false;
+    // A change of the subscription's kind (a PATCH) or its expiry is taken up between pages, as the run loop takes it.
+    const unchanged = () => (this.status === 'oneshot') === oneshot && !((this.definition.throttling ?? 0) > 0)
+      && (this.expiresAt === null || this.expiresAt > this.service.options.clock.now());
+    while (!halted() && unchanged()) {
+      const pending = await this.pendingNotifications(readAfter, false);
+      if (halted()) break;
+      if (pending === undefined) {
+        if (underWay.size === 0) {
+          caughtUp = true;
+          break;
+        }
+        // The log is read to its end while the last notifications are answered: go on with the next change, or once they are.
+        await Promise.race([underWay.settled(), store.changes.waitAfter(readAfter, WAIT_MS), this.stopSignal]);
+        continue;
+      }
+      for (const item of pending.items) {
+        await underWay.room(item.change.assetId, halted);
+        if (halted()) break;
+        const ticket = order.add(item.change.seq);
+        const sending = this.deliver(item).then((outcome) => {
+          if (outcome === 'delivered') this.cursor = order.settle(ticket);
+          else failed = true;
+        });
+        underWay.start(item.change.assetId, sending);
+        if (oneshot) {
+          await sending;
+          if (!failed && !this.stopped) {
+            await this.turnInactiveAfterOneshot();
+            return false;
+          }
+        }
+      }
+      if (halted()) break;
+      this.cursor = order.pass(pending.through);
+      readAfter = pending.through;
+      this.service.flushSoon();
+    }
+    await underWay.settled();
+    // Stopped from outside (the process closes, the subscription changed hands): what was not answered is sent again later.
+    if (this.stopped && this.progress.status !== 'inactive') return false;
+    if (failed) await this.failedOnce();
+    return caughtUp;
+  }
+
+  /**
+   * Sends a throttling window's notifications (the latest state of each asset
+   * that changed), then holds the subscription until the window ends. A
+   * failure redoes the window whole.
+   */
+  private async deliverWindow(): Promise<boolean> {
+    const { clock } = this.service.options;
+    const before = this.cursor;
+    const pending = await this.pendingNotifications(before, true);
+    if (this.stopped) return false;
+    if (pending === undefined) return true;
+    const oneshot = this.status === 'oneshot';
+    const underWay = new UnderWay(oneshot ? 1 : SUBSCRIPTION_CONCURRENCY);
+    let failed = false;
+    const halted = () => failed || this.stopped;
+    for (const item of pending.items) {
+      await underWay.room(item.change.assetId, halted);
+      if (halted()) break;
+      const sending = this.deliver(item).then((outcome) => {
         if (outcome !== 'delivered') failed = true;
-      }).finally(() => {
-        running.delete(sending);
-        busyAssets.delete(item.change.assetId);
       });
-      running.add(sending);
-      if (this.status === 'oneshot') {
+      underWay.start(item.change.assetId, sending);
+      if (oneshot) {
         await sending;
-        if (outcomes[i] === 'delivered') {
-          this.cursor = throttled ? through : item.change.seq;
-          this.status = 'inactive';
-          this.progress.status = 'inactive';
-          await this.save();
-          this.stop();
-          return;
+        if (!failed && !this.stopped) {
+          this.cursor = pending.through;
+          await this.turnInactiveAfterOneshot();
+          return false;
         }
       }
     }
-    await Promise.all(running);
-    // Stopped from outside (the process closes, the subscription changed hands): what was sent is sent again later.
-    if (this.stopped && this.progress.status !== 'inactive') return;
-    const firstMissed = outcomes.findIndex((o, i) => o !== 'delivered' && i < items.length);
-    const undelivered = failed ? (firstMissed >= 0 ? firstMissed : outcomes.length) : -1;
-    if (undelivered >= 0) {
-      // The failed change and what follows wait for the retry; a throttled window is redone whole.
-      this.cursor = throttled ? before : Math.max(before, (items[undelivered] as Pending).change.seq - 1);
-      // Turning inactive is written at once; the rest with the next flush.
-      if (this.progress.status === 'inactive') await this.save();
-      else this.service.flushSoon();
-      return;
+    await underWay.settled();
+    if (this.stopped && this.progress.status !== 'inactive') return false;
+    if (failed || this.stopped) {
+      await this.failedOnce();
+      return false;
     }
-    this.cursor = through;
-    if (throttled && items.length > 0) this.windowEndsAt = this.service.options.clock.now() + (this.definition.throttling ?? 0) * 1000;
+    this.cursor = pending.through;
+    if (pending.items.length > 0) this.windowEndsAt = clock.now() + (this.definition.throttling ?? 0) * 1000;
     this.service.flushSoon();
+    return false;
+  }
+
+  /** A oneshot subscription delivered its notification: it turns inactive, written at once. */
+  private async turnInactiveAfterOneshot(): Promise<void> {
+    this.status = 'inactive';
+    this.progress.status = 'inactive';
+    await this.save();
+    this.stop();
+  }
+
+  /** After a failure: turning inactive is written at once; the rest with the next flush. */
+  private async failedOnce(): Promise<void> {
+    if (this.progress.status === 'inactive') await this.save();
+    else this.service.flushSoon();
   }
 
   private async deliver(item: Pending): Promise<'delivered' | 'failed' | 'abandoned'> {
     const { clock, service } = this.service.options;
+    // Delivery gives way to the requests the server answers (./delivery-pace.ts).
+    const turn = this.service.pace.take();
+    if (turn) await turn;
+    if (this.stopped) return 'abandoned';
     const url = this.target;
     const custom = this.definition.notification.httpCustom;
     const { format, body } = notificationBody(this.id, this.definition, item.change, item.attributes);
     const headers: Record<string, string> = {
-      ...Object.fromEntries(Object.entries(custom?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      ...this.customHeaders,
       'content-type': 'application/json',
       'fiware-service': service,
       'fiware-servicepath': '/',
@@ -323,16 +433,16 @@ class Worker {
     this.state.times_sent++;
     this.progress.times_sent = this.state.times_sent;
     this.progress.last_notification = now;
-    const labels = { subscription: this.id, destination: url.origin };
+    const counters = this.countersOf(url.origin);
     if (outcome.ok) {
       this.state.fails_counter = 0;
       Object.assign(this.progress, { last_success: now, last_success_code: outcome.status, fails_counter: 0 });
-      this.service.metrics?.delivered.inc(labels);
+      counters?.delivered.inc();
       return 'delivered';
     }
     this.state.fails_counter++;
     Object.assign(this.progress, { last_failure: now, last_failure_reason: outcome.reason, fails_counter: this.state.fails_counter });
-    this.service.metrics?.failed.inc(labels);
+    counters?.failed.inc();
     if (exceedsFailsLimit(this.state.fails_counter, this.definition.notification.maxFailsLimit)) {
       this.status = 'inactive';
       this.progress.status = 'inactive';
@@ -342,6 +452,19 @@ class Worker {
       this.retryAt = now + retryDelayMs(this.state.fails_counter);
     }
     return 'failed';
+  }
+
+  private counters: { destination: string; delivered: { inc(): void }; failed: { inc(): void } } | undefined;
+
+  /** This subscription's delivered and failed counters for `destination`, found once rather than at every notification. */
+  private countersOf(destination: string): { delivered: { inc(): void }; failed: { inc(): void } } | undefined {
+    const { metrics } = this.service;
+    if (!metrics) return undefined;
+    if (this.counters?.destination !== destination) {
+      const labels = { subscription: this.id, destination };
+      this.counters = { destination, delivered: metrics.delivered.labels(labels), failed: metrics.failed.labels(labels) };
+    }
+    return this.counters;
   }
 
   /** The cursor and status fields that moved since the last write (and forgets them), or undefined. */
@@ -384,6 +507,8 @@ export class SubscriptionDelivery {
   /** This process, as leases name it. */
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   readonly notifier: Notifier;
+  readonly reads: DeliveryReads;
+  readonly pace = new DeliveryPace();
   readonly metrics: DeliveryMetrics | undefined;
   private readonly workers = new Map<string, Worker>();
   private refreshing: Promise<void> | undefined;
@@ -398,6 +523,7 @@ export class SubscriptionDelivery {
 
   constructor(readonly options: DeliveryOptions) {
     this.notifier = new Notifier(options.policy, options.timeoutMs);
+    this.reads = new DeliveryReads(options.store, PAGE);
     const registry = options.registry;
     if (registry) {
       const labelNames = ['subscription', 'destination'] as const;
@@ -418,33 +544,6 @@ export class SubscriptionDelivery {
         },
       });
     }
-  }
-
-  /**
-   * The changes after `seq` (a page): subscriptions at the same cursor, woken
-   * by the same commit, share one read under way.
-   */
-  changesAfter(seq: number): Promise<Change[]> {
-    return this.shared(`changes ${seq}`, () => this.options.store.changes.after(seq, PAGE));
-  }
-
-  /** The asset states of these ids, shared alike. */
-  assetStates(ids: string[]): Promise<Map<string, KnownAsset>> {
-    return this.shared(`assets ${ids.join('\n')}`, async () => {
-      const rows = await assetStates(this.options.store, ids);
-      // Read once for every subscription that shares the read.
-      return new Map([...rows].map(([id, row]) => [id, { ...row, attributes: JSON.parse(row.attrs) as NgsiAttributes }]));
-    });
-  }
-
-  private readonly underWay = new Map<string, Promise<unknown>>();
-
-  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
-    const known = this.underWay.get(key) as Promise<T> | undefined;
-    if (known) return known;
-    const reading = read().finally(() => this.underWay.delete(key));
-    this.underWay.set(key, reading);
-    return reading;
   }
 
   private flushTimer: unknown;
@@ -584,6 +683,7 @@ export class SubscriptionDelivery {
     const workers = [...this.workers.values()];
     for (const worker of workers) worker.stop();
     this.notifier.close();
+    this.pace.close();
     await Promise.all(workers.map((w) => w.done));
     await this.flush();
     this.workers.clear();

@@ -3,23 +3,31 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { federationWrite, fetchToken, prepareSite } from '../helpers/hardening-load.js';
+import { TI, federationWrite, fetchToken, prepareSite } from '../helpers/hardening-load.js';
 import { startServer, type ServerProcess } from '../helpers/hardening-server.js';
 import { STORES, createTestDatabase } from '../helpers/stores.js';
 import { Store } from '../../src/storage/store.js';
 
 /**
- * Delivery under faults, with real server processes: updates keep coming
- * while the server is killed with SIGKILL again and again and the receiver
- * first answers 500, then is down, then comes back; every change of the log
- * must reach it answered 2xx (duplicates are counted and reported), each
- * asset's changes in order. Then two processes on one PostgreSQL, the one
- * delivering killed mid-delivery: the other takes over and nothing is lost.
+ * Delivery under faults, with real server processes: PUSH_UPDATES updates in
+ * all (default 100,000) keep coming while the server is killed with SIGKILL
+ * again and again (PUSH_KILLS, default 5) and the receiver first answers 500
+ * for PUSH_FAULT_MS (default 30 s), then is down as long, then comes back;
+ * every change of the log must reach it answered 2xx (duplicates are counted
+ * and reported), each asset's changes in order. Then two processes on one
+ * PostgreSQL, the one delivering killed mid-delivery: the other takes over
+ * and nothing is lost.
  */
 
 const KILLS = Number(process.env.PUSH_KILLS ?? 5);
-const UPDATES_PER_ROUND = Number(process.env.PUSH_UPDATES_PER_ROUND ?? 300);
+const UPDATES = Number(process.env.PUSH_UPDATES ?? 100_000);
+const FAULT_MS = Number(process.env.PUSH_FAULT_MS ?? 30_000);
+/** Every update is of one asset, ASSETS of them (one of each) to a batch request. */
 const ASSETS = 40;
+/** Batch requests under way at once. */
+const BATCH_WORKERS = 4;
+/** The longest the whole run of one store may take (its updates, faults and catching up). */
+const RUN_LIMIT_MS = 12 * 60_000;
 const WORKERS = 8;
 const SITE = 'pushcity';
 const SERVER_ENV = { NOTIFY_ALLOWED_HOSTS: '127.0.0.1', NOTIFY_TIMEOUT: '2s', LOG_LEVEL: 'info' };
@@ -121,6 +129,34 @@ async function updates(url: string, token: string, count: number, from: number, 
   return acked;
 }
 
+/** Sends `count` updates as batches of one update of each asset; how many updates were acknowledged. */
+async function batchUpdates(url: string, token: string, count: number, from: number): Promise<number> {
+  const batches = Math.ceil(count / ASSETS);
+  let next = 0;
+  let acked = 0;
+  await Promise.all(Array.from({ length: BATCH_WORKERS }, async () => {
+    while (next < batches) {
+      const b = next++;
+      const size = Math.min(ASSETS, count - b * ASSETS);
+      const entities = Array.from({ length: size }, (_, k) => {
+        const value = from + b * ASSETS + k;
+        return { id: `urn:oc:entity:${SITE}:load:sensor:${k}`, type: 'urn:oc:entityType:crashtest', TimeInstant: TI(Date.UTC(2024, 0, 1) + value), temperature: { type: 'Number', value } };
+      });
+      try {
+        const res = await fetch(`${url}/federation/v2/op/update`, {
+          method: 'POST', body: JSON.stringify({ actionType: 'update', entities }),
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'platform-service': 'opencity' },
+        });
+        await res.arrayBuffer();
+        if (res.status === 204) acked += size;
+      } catch {
+        // A refused batch is not acknowledged; its changes may or may not be logged.
+      }
+    }
+  }));
+  return acked;
+}
+
 /** Waits until the receiver holds every seq of `expected` on every path, or the deadline passes. */
 async function until(receiver: FaultyReceiver, paths: readonly string[], expected: readonly number[], deadlineMs: number): Promise<void> {
   const end = Date.now() + deadlineMs;
@@ -163,7 +199,7 @@ async function seedAssets(url: string, token: string): Promise<void> {
 
 for (const kind of STORES) {
   describe(`push under faults [${kind}]`, () => {
-    it(`delivers every change over ${KILLS} SIGKILLs, a receiver answering 500 and then down`, { timeout: 100_000 }, async () => {
+    it(`delivers every one of ${UPDATES} updates over ${KILLS} SIGKILLs, a receiver answering 500 for ${FAULT_MS / 1000} s and then down as long`, { timeout: RUN_LIMIT_MS + 60_000 }, async () => {
       const db = await createTestDatabase(kind);
       const secret = await prepareSite(db.url, SITE);
       const receiver = new FaultyReceiver();
@@ -173,6 +209,7 @@ for (const kind of STORES) {
       const modes: Mode[] = ['ok', '500', 'down', 'ok', 'ok', 'ok'];
       let since = 0;
       let acked = 0;
+      let sent = 0;
       const report: string[] = [];
       let server: ServerProcess | undefined;
       const began = Date.now();
@@ -189,20 +226,24 @@ for (const kind of STORES) {
           if (mode === 'down' && receiver.mode !== 'down') await receiver.down();
           if (mode !== 'down' && receiver.mode === 'down') await receiver.up();
           receiver.mode = mode;
+          const faultBegan = Date.now();
           if (round === KILLS) break; // the last start delivers what is left
-          acked += await updates(server.url, token, UPDATES_PER_ROUND, round * UPDATES_PER_ROUND);
-          // The receiver's fault is met before the kill: answers of 500, then refused connections.
-          if (mode === '500') await waitFor(() => receiver.refused >= 3, 30_000);
-          if (mode === 'down') await waitFor(async () => (await failureReason(db.url)) === 'connection refused', 30_000);
+          const count = Math.floor(UPDATES / KILLS) + (round < UPDATES % KILLS ? 1 : 0);
+          acked += await batchUpdates(server.url, token, count, sent);
+          sent += count;
+          // The receiver's fault is met before the kill (answers of 500, then refused connections), and lasts FAULT_MS.
+          if (mode === '500') await waitFor(() => receiver.refused >= 3, FAULT_MS + 30_000);
+          if (mode === 'down') await waitFor(async () => (await failureReason(db.url)) === 'connection refused', FAULT_MS + 30_000);
+          if (mode !== 'ok') await delay(Math.max(0, faultBegan + FAULT_MS - Date.now()));
           process.kill(server.pid, 'SIGKILL');
           assert.equal(await server.exited, 'SIGKILL');
           report.push(`round ${round} (${mode}): killed at ${Date.now() - began} ms; ${receiver.delivered.length} notifications answered 2xx so far, ${receiver.refused} answered 500`);
         }
         const expected = await loggedSeqs(db.url, since);
         assert.ok(expected.length >= acked, `${expected.length} changes logged, ${acked} updates acknowledged`);
-        await until(receiver, [path], expected, 60_000);
+        await until(receiver, [path], expected, Math.max(60_000, began + RUN_LIMIT_MS - Date.now()));
         const { missing, duplicates, outOfOrder } = audit(receiver, [path], expected);
-        report.push(`${expected.length} changes, ${missing} missing, ${duplicates} duplicates, ${outOfOrder} out of order; ${receiver.refused} answered 500; ${Date.now() - began} ms in all`);
+        report.push(`${sent} updates sent, ${acked} acknowledged; ${expected.length} changes, ${missing} missing, ${duplicates} duplicates, ${outOfOrder} out of order; ${receiver.refused} answered 500; ${Date.now() - began} ms in all`);
         process.stdout.write(`# push under faults [${kind}]: ${report.join('; ')}\n`);
         assert.equal(missing, 0);
         assert.equal(outOfOrder, 0);
