@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { isDelivered } from '../domain/delivery-retry.js';
 import { refusedDestination, bareHost, type DestinationPolicy } from '../domain/notify-destination.js';
-import { HttpConnection } from './http-connection.js';
+import { Pool, type Dispatcher } from 'undici';
 
 /**
  * Sends notifications over HTTP. Each destination (scheme, host and port) has
@@ -30,60 +30,53 @@ export type NotifyOutcome = { ok: true; status: number } | { ok: false; status: 
  */
 export const DESTINATION_CONCURRENCY = 64;
 
-class Destination {
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
-  /** Connections open and not in use. */
-  private readonly idle: HttpConnection[] = [];
-  private readonly open = new Set<HttpConnection>();
-  /**
-   * @param refused why a literal address is refused (judged once: the policy
-   * does not change while the process runs); a name is judged at every connection.
-   */
-  constructor(private readonly url: URL, private readonly lookup: LookupFunction, readonly refused: string | undefined) {}
+/** How long a connection with nothing to send stays open for the next notification. */
+const KEEP_ALIVE_MS = 4000;
 
-  /** A connection for one exchange (after acquire()): an idle one, else a new one. */
-  connection(): HttpConnection {
-    for (let c = this.idle.pop(); c; c = this.idle.pop()) if (c.usable) return c;
-    const connection = new HttpConnection(this.url, this.lookup, (gone) => {
-      this.open.delete(gone);
-      const at = this.idle.indexOf(gone);
-      if (at >= 0) this.idle.splice(at, 1);
-    });
-    this.open.add(connection);
-    return connection;
-  }
+/** A header name (an RFC 9110 token) and value (no control character but tab): nothing a receiver could read as another header. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-  /** A connection whose exchange is over is kept for the next, while it may be. */
-  giveBack(connection: HttpConnection): void {
-    if (connection.usable) this.idle.push(connection);
+/** The headers as sent (the framing is the client's), or undefined when one could not be sent as given. */
+function sendable(headers: Record<string, string>): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name] as string;
+    if (!TOKEN.test(name) || !VALUE.test(value)) return undefined;
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'transfer-encoding' && lower !== 'connection') out[lower] = value;
   }
+  return out;
+}
 
-  close(): void {
-    for (const connection of [...this.open]) connection.close();
-  }
-
-  async acquire(): Promise<void> {
-    if (this.active < DESTINATION_CONCURRENCY) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.queue.push(resolve));
-  }
-
-  release(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.active--;
-  }
+/**
+ * A destination: its pool of kept connections (undici's), which bounds the
+ * requests under way and queues the others, and why a literal address is
+ * refused (judged once: the policy does not change while the process runs);
+ * a name is judged at every connection, by the pool's lookup.
+ */
+interface Destination {
+  pool: Pool;
+  refused: string | undefined;
 }
 
 class RefusedDestination extends Error {}
 
 function reasonOf(error: unknown): string {
   if (error instanceof RefusedDestination) return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  // The pool wraps what the socket said in its own error.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof RefusedDestination) return cause.message;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_ABORTED':
+      return 'timeout';
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return 'connection reset';
     case 'ECONNREFUSED': return 'connection refused';
     case 'ECONNRESET': return 'connection reset';
     case 'ENOTFOUND':
@@ -119,7 +112,11 @@ export class Notifier {
       const host = bareHost(url.hostname);
       // A literal address is never looked up: it is judged here.
       const refused = isIP(host) !== 0 ? refusedDestination(this.policy, host, host) : undefined;
-      destination = new Destination(new URL(url.origin), this.lookup, refused);
+      const pool = new Pool(url.origin, {
+        connections: DESTINATION_CONCURRENCY, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_MS,
+        headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, connect: { lookup: this.lookup, timeout: this.timeoutMs },
+      });
+      destination = { pool, refused };
       this.destinations.set(url.origin, destination);
     }
     return destination;
@@ -129,21 +126,23 @@ export class Notifier {
   async send(request: NotificationRequest): Promise<NotifyOutcome> {
     const destination = this.destination(request.url);
     if (destination.refused) return { ok: false, status: undefined, reason: destination.refused };
-    await destination.acquire();
-    const connection = destination.connection();
+    const headers = sendable(request.headers);
+    if (!headers) return { ok: false, status: undefined, reason: 'invalid header' };
     try {
-      const status = await connection.exchange(request, this.timeoutMs);
+      const answer = await destination.pool.request({
+        path: `${request.url.pathname}${request.url.search}`, method: request.method as Dispatcher.HttpMethod, headers, body: request.body,
+      });
+      // Only the status counts; the body is read to its end so that the connection serves the next one.
+      await answer.body.dump();
+      const status = answer.statusCode;
       return isDelivered(status) ? { ok: true, status } : { ok: false, status, reason: `HTTP ${status}` };
     } catch (error) {
       return { ok: false, status: undefined, reason: reasonOf(error) };
-    } finally {
-      destination.giveBack(connection);
-      destination.release();
     }
   }
 
   close(): void {
-    for (const destination of this.destinations.values()) destination.close();
+    for (const destination of this.destinations.values()) void destination.pool.destroy().catch(() => {});
     this.destinations.clear();
   }
 }

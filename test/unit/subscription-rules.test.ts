@@ -145,6 +145,34 @@ describe('the notifier', () => {
     }
   });
 
+  it('sends the headers as given (a Host of their own too), refuses one it cannot send, and names a receiver that does not answer', async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      // The second path never answers.
+      if (req.url !== '/silent') req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const notifier = new Notifier(parseDestinationPolicy('127.0.0.1'), 300);
+    try {
+      const headers = { 'content-type': 'application/json', host: 'receiver.example', 'fiware-service': 'opencity', 'content-length': '1' };
+      assert.deepEqual(await notifier.send({ ...request(`http://127.0.0.1:${port}/n?x=1`), headers }), { ok: true, status: 200 });
+      assert.equal(seen[0]?.host, 'receiver.example');
+      assert.equal(seen[0]?.['fiware-service'], 'opencity');
+      assert.equal(seen[0]?.['content-length'], '2');
+      const broken = { ...request(`http://127.0.0.1:${port}/n`), headers: { 'x-note': 'line\r\nx-injected: 1' } };
+      assert.deepEqual(await notifier.send(broken), { ok: false, status: undefined, reason: 'invalid header' });
+      assert.equal(seen.length, 1);
+      assert.deepEqual(await notifier.send(request(`http://127.0.0.1:${port}/silent`)), { ok: false, status: undefined, reason: 'timeout' });
+    } finally {
+      notifier.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('names what failed: an HTTP status, a refused connection', async () => {
     const { server, port } = await serve(503);
     const notifier = new Notifier(parseDestinationPolicy('127.0.0.1'), 2000);
