@@ -107,14 +107,15 @@ class Worker {
   private stopped = false;
   private wakeStop: (() => void) | undefined;
   private readonly stopSignal: Promise<void>;
-  private compiled: CompiledSubscription;
+  // Read from the stored definition by take(), in the constructor and at each PATCH.
+  private compiled!: CompiledSubscription;
   /** The conditions a change is first looked at with (kind and entity), before its asset's state is read. */
-  private loose: CompiledSubscription;
+  private loose!: CompiledSubscription;
   /** httpCustom.headers, their names in lower case. */
-  private customHeaders: Record<string, string>;
+  private customHeaders!: Record<string, string>;
   /** The stored texts the definition was read from (a look compares them to see a PATCH). */
-  private source: { definition: string; visible: string };
-  private definition: SubscriptionDefinition;
+  private source!: { definition: string; visible: string };
+  private definition!: SubscriptionDefinition;
   private status: SubscriptionStatus;
   private expiresAt: number | null;
   cursor: number;
@@ -126,12 +127,7 @@ class Worker {
   readonly done: Promise<void>;
 
   constructor(private readonly service: SubscriptionDelivery, readonly id: string, row: SubscriptionRow) {
-    this.source = { definition: row.definition, visible: row.visible };
-    this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
-    this.target = Worker.targetOf(this.definition);
-    this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
-    this.loose = Worker.looseOf(this.compiled);
-    this.customHeaders = Worker.headersOf(this.definition);
+    this.take(row);
     this.status = row.status;
     this.expiresAt = row.expires_at;
     this.cursor = row.cursor;
@@ -145,7 +141,17 @@ class Worker {
   }
 
   /** Where notifications go (the URL with httpCustom's qs), read once per definition. */
-  private target: URL;
+  private target!: URL;
+
+  /** Reads the stored definition and what is derived from it. */
+  private take(row: SubscriptionRow): void {
+    this.source = { definition: row.definition, visible: row.visible };
+    this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
+    this.target = Worker.targetOf(this.definition);
+    this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
+    this.loose = Worker.looseOf(this.compiled);
+    this.customHeaders = Worker.headersOf(this.definition);
+  }
 
   private static targetOf(definition: SubscriptionDefinition): URL {
     const url = notificationUrl(definition);
@@ -167,14 +173,7 @@ class Worker {
 
   /** Takes a changed definition (PATCH), keeping the cursor and the counters. */
   update(row: SubscriptionRow): void {
-    if (row.definition !== this.source.definition || row.visible !== this.source.visible) {
-      this.source = { definition: row.definition, visible: row.visible };
-      this.definition = JSON.parse(row.definition) as SubscriptionDefinition;
-      this.target = Worker.targetOf(this.definition);
-      this.compiled = compileSubscription(this.definition, JSON.parse(row.visible) as VisibleAssets);
-      this.loose = Worker.looseOf(this.compiled);
-      this.customHeaders = Worker.headersOf(this.definition);
-    }
+    if (row.definition !== this.source.definition || row.visible !== this.source.visible) this.take(row);
     this.status = row.status;
     this.expiresAt = row.expires_at;
   }
