@@ -7,8 +7,9 @@ import type { StoreMigration } from './index.js';
  * written into one tree instead of a table and an index holding all of it
  * again, and takes half the room. Its seq is no longer the rowid: the writers
  * number readings from `reading_seq` (one row, moved once per write). The
- * index by observation time stays. PostgreSQL's heap has no such order; its
- * layout stays. Plain statements only, so the step is correct in one transaction.
+ * index by observation time stays. PostgreSQL's heap has no such order: there
+ * the history index becomes the table's key. Plain statements only, so the
+ * step is correct in one transaction.
  */
 export const readingsClustered: StoreMigration = {
   name: '1300-readings-clustered',
@@ -25,5 +26,11 @@ export const readingsClustered: StoreMigration = {
     await sql`alter table readings_clustered rename to readings`.execute(db);
     await sql`create index readings_attr_observed on readings (asset_seq, attr_name, observed_time, seq)`.execute(db);
   },
-  async postgres() {},
+  // PostgreSQL: the history index becomes the key (with the values beside it), so a reading is
+  // entered in one index fewer; seq alone is looked up by nothing.
+  async postgres(db) {
+    await sql`alter table readings drop constraint readings_pkey`.execute(db);
+    await sql`drop index readings_attr_history`.execute(db);
+    await sql`alter table readings add constraint readings_pkey primary key (asset_seq, attr_name, recv_time, seq) include (attr_type, attr_value)`.execute(db);
+  },
 };
