@@ -21,7 +21,10 @@ import { ROLLUP_COLUMNS, ROLLUP_MERGE, rollupColumns } from '../shared/reading-r
  * Assets are looked up by id one index probe per id (a lateral subquery the
  * planner may not flatten, \`offset 0\`): a prepared statement keeps the plan
  * made on its first runs, and one made while the table was small scanned it
- * whole, on every run, as it grew.
+ * whole, on every run, as it grew. The probe names the id alone, and whether
+ * the asset is live is judged outside it: with \`deleted_at is null\` inside,
+ * a plan could take a partial index of live assets and read all of them for
+ * each id.
  */
 
 /**
@@ -54,7 +57,7 @@ const COUNTS_AND_LIVE = new RawStatement<{ kind: 'count' | 'live'; key: string; 
   `select 'count' as kind, site as key, coalesce(sum(assets), 0) as n from asset_counts where site = any($1::text[]) group by site
    union all
    select 'live', a.id, 0 from unnest($2::text[]) as i(id)
-   cross join lateral (select id from assets where id = i.id and deleted_at is null offset 0) a`);
+   cross join lateral (select id, deleted_at from assets where id = i.id offset 0) a where a.deleted_at is null`);
 
 /**
  * The creates of a batch at once: the assets (a deleted row with the id is
@@ -116,8 +119,9 @@ select id, seq from inserted`);
 /** The batch's assets in one statement, locked in id order (two processes lock alike). */
 const CURRENT_ASSETS_LOCKED = new RawStatement<CurrentAsset>(
   `select a.* from unnest($1::text[]) with ordinality as i(id, ord)
-   cross join lateral (select id, seq, type, site, service, provider, attrs, latitude, longitude, recorded_at, last_reading_at
-                       from assets where id = i.id and deleted_at is null offset 0 for update) a
+   cross join lateral (select id, seq, type, site, service, provider, attrs, latitude, longitude, recorded_at, last_reading_at, deleted_at
+                       from assets where id = i.id offset 0 for update) a
+   where a.deleted_at is null
    order by i.ord`);
 
 /** A counter and hour that a batch's deltas took to zero (int8 comes as text). */
