@@ -15,7 +15,7 @@ const assetValues = (a: BulkAsset): unknown[] => [
   a.seq, a.id, a.type, a.site, a.service, a.provider, a.group, a.name, a.experimenter, a.experiment, a.attrs,
   a.latitude, a.longitude, a.recordedAt, a.lastReadingAt, a.createdAt,
 ];
-const readingValues = (r: BulkReading & { seq: number }): unknown[] => [r.seq, r.assetSeq, r.name, r.recvTime, r.observedTime, r.type, r.value];
+const readingValues = (r: BulkReading, seq: number): unknown[] => [seq, r.assetSeq, r.name, r.recvTime, r.observedTime, r.type, r.value];
 
 /** A prepared INSERT of `rows` rows, and one of a single row for the remainder. */
 function inserter(conn: SQLite.Database, table: string, columns: string[]) {
@@ -63,9 +63,11 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
   });
   // Readings are numbered here, as the writers number them (migration 1300-readings-clustered).
   let lastReading = Number((conn.prepare('select last from reading_seq where id = 1').get() as { last: number }).last);
+  const keepLastReading = conn.prepare('update reading_seq set last = ? where id = 1');
   const addReadings = conn.transaction((rows: BulkReading[]) => {
-    insertReadings(rows.map((r) => ({ ...r, seq: ++lastReading })), readingValues);
-    conn.prepare('update reading_seq set last = ? where id = 1').run(lastReading);
+    // The inserter takes each row's values once, in order: each takes the next number.
+    insertReadings(rows, (r) => readingValues(r, ++lastReading));
+    keepLastReading.run(lastReading);
   });
 
   return {
