@@ -46,6 +46,9 @@ const EntityReadQuery = Type.Object({
   options: text('keyValues, values or unique'),
 });
 
+/** The query of a read of one attribute: only the entity's type. */
+const AttributeReadQuery = Type.Object({ type: text('When given, the entity must have this type') });
+
 const AttributeParams = Type.Object({
   assetId: Type.String({ description: 'The asset id' }),
   attrName: Type.String({ description: 'The attribute name' }),
@@ -94,7 +97,7 @@ export const getAttributeSchema = {
   security: bearerRequired,
   headers: ReadHeaders,
   params: AttributeParams,
-  querystring: Type.Object({ type: text('When given, the entity must have this type') }),
+  querystring: AttributeReadQuery,
   response: { 200: Attribute, ...errors, 404: notFound },
 };
 
@@ -104,7 +107,7 @@ export const getAttributeValueSchema = {
   security: bearerRequired,
   headers: ReadHeaders,
   params: AttributeParams,
-  querystring: Type.Object({ type: text('When given, the entity must have this type') }),
+  querystring: AttributeReadQuery,
   response: { 200: Type.Unknown({ description: 'The value' }), ...errors, 404: notFound, 406: { ...errorRef, description: 'Accept allows no type the value can be written in' } },
 };
 
