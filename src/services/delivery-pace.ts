@@ -3,18 +3,23 @@ import { performance } from 'node:perf_hooks';
 /**
  * Keeps delivery from starving the requests the server answers: both run on
  * one event loop, and a backlog of notifications would otherwise take all of
- * it. Every LOOK_MS the pace looks at how busy the loop was. While it was
- * saturated, the rate at which notifications may start is lowered below what
- * started (never under FLOOR_PER_S); while it had room, the rate is raised
- * again, and past CEILING_PER_S it is unbounded. Notifications beyond the
- * rate wait, in order. A quiet server delivers at full speed; one saturated by
- * requests delivers slowly (nothing is lost: the cursors wait) until it has
- * room again.
+ * it. Every LOOK_MS the pace looks at how busy the loop was. Once it has been
+ * saturated for SATURATED_LOOKS looks in a row, the rate at which
+ * notifications may start is lowered below what started (never under
+ * FLOOR_PER_S); while it has room, the rate is raised again, and past
+ * CEILING_PER_S it is unbounded. Notifications beyond the rate wait, in order.
+ * A quiet server delivers at full speed; one saturated by requests delivers
+ * slowly (nothing is lost: the cursors wait) until it has room again. A busy
+ * moment (a collection of garbage, a burst of changes) holds nothing back:
+ * cutting delivery for it would only leave a backlog that every later
+ * notification waits behind.
  */
 
 const LOOK_MS = 100;
 /** The share of its time the loop may be busy before delivery gives way. */
 const SATURATED = 0.9;
+/** Looks in a row the loop must be saturated before delivery gives way. */
+const SATURATED_LOOKS = 3;
 /** Notifications a second that start however busy the loop. */
 const FLOOR_PER_S = 200;
 /** Past this rate, delivery is not held at all. */
@@ -49,6 +54,8 @@ export class DeliveryPace {
   private refilledAt: number;
   private started = 0;
   private lookedAt: number;
+  /** Looks in a row that found the loop saturated. */
+  private saturatedLooks = 0;
   private readonly waiting: Array<() => void> = [];
   private releaser: ReturnType<typeof setTimeout> | undefined;
   private looker: ReturnType<typeof setInterval> | undefined;
@@ -85,10 +92,11 @@ export class DeliveryPace {
     const startedPerS = (this.started * 1000) / Math.max(1, now - this.lookedAt);
     this.started = 0;
     this.lookedAt = now;
-    if (busy > SATURATED) {
+    this.saturatedLooks = busy > SATURATED ? this.saturatedLooks + 1 : 0;
+    if (this.saturatedLooks >= SATURATED_LOOKS) {
       // Saturated without delivery in it: the rate stays as it is.
       if (this.waiting.length > 0 || startedPerS > 0) this.rate = Math.max(FLOOR_PER_S, Math.min(this.rate, startedPerS) * 0.7);
-    } else if (this.rate !== Number.POSITIVE_INFINITY) {
+    } else if (busy <= SATURATED && this.rate !== Number.POSITIVE_INFINITY) {
       this.rate *= 1.5;
       if (this.rate > CEILING_PER_S) this.rate = Number.POSITIVE_INFINITY;
     }

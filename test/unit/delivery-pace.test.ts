@@ -19,14 +19,29 @@ describe('delivery pace', () => {
     pace.close();
   });
 
-  it('lowers the rate below what started while the loop is saturated, never under its floor, and raises it again once the loop has room', async () => {
+  it('holds nothing back for a busy moment: two saturated looks between looks with room', () => {
     const loop = signals();
     const pace = new DeliveryPace(loop);
-    for (let i = 0; i < 500; i++) pace.take();
-    loop.at += 100;
+    for (const load of [1, 1, 0.5, 1, 1, 0.5]) {
+      for (let i = 0; i < 500; i++) assert.equal(pace.take(), undefined);
+      loop.at += 100;
+      loop.load = load;
+      pace.look();
+      assert.equal(pace.allowed, Number.POSITIVE_INFINITY);
+    }
+    pace.close();
+  });
+
+  it('lowers the rate below what started while the loop stays saturated, never under its floor, and raises it again once the loop has room', async () => {
+    const loop = signals();
+    const pace = new DeliveryPace(loop);
     loop.load = 1;
-    pace.look();
-    assert.ok(pace.allowed < 5000, `${pace.allowed} a second after 5,000 a second saturated the loop`);
+    for (let look = 0; look < 3; look++) {
+      for (let i = 0; i < 500; i++) pace.take();
+      loop.at += 100;
+      pace.look();
+    }
+    assert.ok(pace.allowed < 5000, `${pace.allowed} a second after 5,000 a second saturated the loop for three looks`);
     // Beyond the rate, a start waits (and its turn comes, in order).
     const held: Array<Promise<void> | undefined> = [];
     for (let k = 0; k < 50; k++) {
