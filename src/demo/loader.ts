@@ -14,14 +14,16 @@ import { firstReportAt, reportsAt } from './irregular.js';
 /**
  * Loads the demo city through the federation service — the code path a real
  * site's requests take — so that discovery and the datasource see it exactly
- * as they would see real data. Featured assets get a history of `days` days
- * at `stepMinutes` steps; the others a single current state. Running it again
- * adds nothing already there: an existing asset only gets the reports missing
- * since its last one, so a demo loaded last week comes back up to date.
+ * as they would see real data. Every asset gets a history of `days` days at
+ * its kind's cadence (or every `stepMinutes`), silent in its gap if it has one
+ * (src/demo/irregular.ts); a sensor that stopped gets as long a history, ending
+ * when it stopped. Running it again adds nothing already there: an existing
+ * asset only gets the reports missing since its last one, so a demo loaded last
+ * week comes back up to date.
  */
 
 export interface DemoOptions {
-  /** Days of history of the featured assets (default 7). */
+  /** Days of history of every asset (default 7). */
   days?: number;
   /** Minutes between two reports of every asset (default: each kind's own cadence). */
   stepMinutes?: number;
