@@ -378,10 +378,15 @@ const observatory: Scenario = {
         await city.close();
       }
       const totals = (list: InteractionTiming[]) => list.map((t) => t.totalMs);
-      const requestsOf = (list: InteractionTiming[]) => list.map((t) => t.requestMs);
-      process.stdout.write(`observatory: year chart (ms) ${totals(year).map(fmt).join(', ')}; its request ${requestsOf(year).map(fmt).join(', ')}\n`);
-      process.stdout.write(`observatory: six-asset 30-day comparison (ms) ${totals(compare).map(fmt).join(', ')}; longest request ${requestsOf(compare).map(fmt).join(', ')}\n`);
-      process.stdout.write(`observatory: colour by value (ms) ${totals(colour).map(fmt).join(', ')}; its request ${requestsOf(colour).map(fmt).join(', ')}\n`);
+      const requestsOf = (list: InteractionTiming[]) => list.flatMap((t) => (t.requestMs === null ? [] : [t.requestMs]));
+      // A round whose request was not seen is a baseline error, said in the baseline's name, never a 0 ms baseline.
+      const unseen = (list: InteractionTiming[]) => list.filter((t) => t.requestMs === null).length;
+      const requestBaseline = (list: InteractionTiming[]) => withErrors(timingsAsResult(requestsOf(list)), unseen(list));
+      const unseenNote = (list: InteractionTiming[]) => (unseen(list) ? `; not seen in ${unseen(list)} of ${list.length} rounds` : '');
+      const requestsText = (list: InteractionTiming[]) => list.map((t) => (t.requestMs === null ? 'not seen' : fmt(t.requestMs))).join(', ');
+      process.stdout.write(`observatory: year chart (ms) ${totals(year).map(fmt).join(', ')}; its request ${requestsText(year)}\n`);
+      process.stdout.write(`observatory: six-asset 30-day comparison (ms) ${totals(compare).map(fmt).join(', ')}; longest request ${requestsText(compare)}\n`);
+      process.stdout.write(`observatory: colour by value (ms) ${totals(colour).map(fmt).join(', ')}; its request ${requestsText(colour)}\n`);
       const maxOf = (list: number[]) => (list.length ? Math.max(...list) : Infinity);
 
       const first = withErrors(timingsAsResult(views.subject), views.subjectErrors);
@@ -410,24 +415,24 @@ const observatory: Scenario = {
         {
           name: `a year of one attribute's hourly readings (8,760), from the click on "Year" to the chart drawn (daily means, one request; ${year.length} rounds, fresh context each)`,
           result: timingsAsResult(totals(year)),
-          baselineName: 'the datasource request the click makes (Chromium resource timing)',
-          baseline: timingsAsResult(requestsOf(year)),
+          baselineName: `the datasource request the click makes (Chromium resource timing${unseenNote(year)})`,
+          baseline: requestBaseline(year),
           goal: 'each < 500 ms',
           met: year.length === CHART_ROUNDS && maxOf(totals(year)) < YEAR_GOAL_MS,
         },
         {
           name: `six assets compared over 30 days (hourly means), from the click on "30 days" to the chart drawn (${compare.length} rounds, fresh context each)`,
           result: timingsAsResult(totals(compare)),
-          baselineName: 'the longest of the six datasource requests (Chromium resource timing)',
-          baseline: timingsAsResult(requestsOf(compare)),
+          baselineName: `the longest of the six datasource requests (Chromium resource timing${unseenNote(compare)})`,
+          baseline: requestBaseline(compare),
           goal: 'each < 1,000 ms',
           met: compare.length === CHART_ROUNDS && maxOf(totals(compare)) < COMPARE_GOAL_MS,
         },
         {
           name: `colour by value over Santander (zoom 13, the 1,000 assets a view loads), from choosing the attribute to markers and legend redrawn, values fetched (${colour.length} attributes)`,
           result: timingsAsResult(totals(colour)),
-          baselineName: 'the metadata search fetching the current values (Chromium resource timing)',
-          baseline: timingsAsResult(requestsOf(colour)),
+          baselineName: `the metadata search fetching the current values (Chromium resource timing${unseenNote(colour)})`,
+          baseline: requestBaseline(colour),
           goal: 'each < 200 ms',
           met: colour.length === CHART_ROUNDS && maxOf(totals(colour)) < COLOUR_GOAL_MS,
         },

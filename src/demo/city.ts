@@ -37,7 +37,7 @@ export interface DemoAsset {
   position: [string, Record<string, unknown>] | undefined;
   /** One of the real 2016 entities: created with its real values, updated with values written as it wrote them. */
   real: ReferenceEntity | undefined;
-  /** Gets a week of history; the others get a single current state. */
+  /** Keeps reporting under `opencity demo --live` (every asset gets the loaded history). */
   featured: boolean;
   /** Distance to its site's centre, in degrees (for choosing featured assets). */
   distance: number;
@@ -84,7 +84,7 @@ function realAsset(entity: ReferenceEntity, site: ReferenceSite): DemoAsset {
   };
 }
 
-/** How many Santander assets of each service get a week of history, nearest to the centre first. */
+/** How many Santander assets of each service keep reporting live, nearest to the centre first. */
 const FEATURED_IN_SANTANDER: Record<string, number> = { environmental: 30, parking: 40, traffic: 20, irrigation: 12, tusbic: 16, publictransport: 10 };
 
 /**
@@ -121,7 +121,7 @@ export function demoAssets(): DemoAsset[] {
     });
   }
 
-  // Featured: every asset outside Santander (few, and each city should have history), and Santander's central ones by service.
+  // Featured (live): every asset outside Santander (few, and each city should move), and Santander's central ones by service.
   const bySantanderService = new Map<string, DemoAsset[]>();
   for (const a of assets) {
     if (a.real) continue;

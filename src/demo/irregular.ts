@@ -5,7 +5,8 @@ import { hashInts, unit } from './random.js';
  * ago (a dead battery, a device taken down) and show offline, others were silent for some hours
  * (a gateway down) and leave a gap in their history. Both are drawn from the asset's seed and are
  * placed relative to the end of the history, never in its last 36 hours, so that a short history
- * is whole and every stopped sensor is past the online window.
+ * is whole and every stopped sensor is past the online window. A stopped sensor's history is as
+ * long as the others', only earlier: it ends when it stopped.
  */
 
 const HOUR_MS = 3_600_000;
@@ -21,6 +22,12 @@ export interface Irregularity {
   gapBeforeEnd: [number, number] | null;
 }
 
+/** How an asset reports: every `cadenceMs` (its turns are the multiples of it), over `historyMs` up to its last report. */
+export interface Reporting {
+  cadenceMs: number;
+  historyMs: number;
+}
+
 export function irregularityOf(seed: number): Irregularity {
   const stopped = unit(hashInts(seed, 201)) < STOPPED_SHARE;
   const gapped = !stopped && unit(hashInts(seed, 202)) < GAP_SHARE;
@@ -30,10 +37,24 @@ export function irregularityOf(seed: number): Irregularity {
   return { stoppedBeforeEnd, gapBeforeEnd: gapped ? [gapStart, gapStart - gapLength] : null };
 }
 
-/** Whether an asset with `irregularity` reports at `time` of a history ending at `end`. */
-export function reportsAt(irregularity: Irregularity, time: number, end: number): boolean {
+/** The asset's last report of a history ending at `end`: its last turn by the end, or by the time it stopped. */
+export function lastReportAt(irregularity: Irregularity, end: number, cadenceMs: number): number {
+  return Math.floor((end - (irregularity.stoppedBeforeEnd ?? 0)) / cadenceMs) * cadenceMs;
+}
+
+/** The asset's first report of a history ending at `end`: its turn `historyMs` (or a little more, to fall on a turn) before its last one. */
+export function firstReportAt(irregularity: Irregularity, end: number, reporting: Reporting): number {
+  return lastReportAt(irregularity, end, reporting.cadenceMs) - Math.ceil(reporting.historyMs / reporting.cadenceMs) * reporting.cadenceMs;
+}
+
+/**
+ * Whether an asset with `irregularity` reports at `time` of a history ending at `end`: on one of its
+ * turns from its first report to its last, unless silent in its gap.
+ */
+export function reportsAt(irregularity: Irregularity, time: number, end: number, reporting: Reporting): boolean {
+  if (time % reporting.cadenceMs !== 0) return false;
+  if (time > lastReportAt(irregularity, end, reporting.cadenceMs) || time < firstReportAt(irregularity, end, reporting)) return false;
   const before = end - time;
-  if (irregularity.stoppedBeforeEnd !== null && before < irregularity.stoppedBeforeEnd) return false;
   const gap = irregularity.gapBeforeEnd;
   return !gap || before > gap[0] || before <= gap[1];
 }

@@ -9,19 +9,21 @@ import { dictionarySize, type DictionarySize } from '../storage/repositories/dic
 import { upsertSite } from '../storage/repositories/sites.js';
 import { updateBody } from './bodies.js';
 import { creationOf, DEMO_SITES, demoAssets, measurements, type DemoAsset } from './city.js';
-import { reportsAt } from './irregular.js';
+import { firstReportAt, reportsAt } from './irregular.js';
 
 /**
  * Loads the demo city through the federation service — the code path a real
  * site's requests take — so that discovery and the datasource see it exactly
- * as they would see real data. Featured assets get a history of `days` days
- * at `stepMinutes` steps; the others a single current state. Running it again
- * adds nothing already there: an existing asset only gets the reports missing
- * since its last one, so a demo loaded last week comes back up to date.
+ * as they would see real data. Every asset gets a history of `days` days at
+ * its kind's cadence (or every `stepMinutes`), silent in its gap if it has one
+ * (src/demo/irregular.ts); a sensor that stopped gets as long a history, ending
+ * when it stopped. Running it again adds nothing already there: an existing
+ * asset only gets the reports missing since its last one, so a demo loaded last
+ * week comes back up to date.
  */
 
 export interface DemoOptions {
-  /** Days of history of the featured assets (default 7). */
+  /** Days of history of every asset (default 7). */
   days?: number;
   /** Minutes between two reports of every asset (default: each kind's own cadence). */
   stepMinutes?: number;
@@ -93,7 +95,7 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
   const stepMs = (options.stepMinutes ?? 30) * MINUTE_MS;
   const cadenceMs = (a: DemoAsset) => (options.stepMinutes ?? a.cadenceMinutes) * MINUTE_MS;
   const end = Math.floor(clock.now() / stepMs) * stepMs;
-  const start = end - (options.days ?? 7) * 24 * 60 * MINUTE_MS;
+  const historyMs = (options.days ?? 7) * 24 * 60 * MINUTE_MS;
   const concurrency = options.concurrency ?? 256;
   const log = options.log ?? (() => {});
 
@@ -136,20 +138,14 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
     }
   };
 
-  // Every asset reports at its cadence from the start (or from its last report) to the end, except
-  // while silent in a gap; a stopped one reports until it stopped, once at least (its creation).
-  const live = (a: DemoAsset, t: number) => reportsAt(a.irregularity, t, end);
-  const stoppedEarly = assets
-    .filter((a) => a.irregularity.stoppedBeforeEnd !== null && !stateOf(a).stored && end - (a.irregularity.stoppedBeforeEnd as number) < start)
-    .map((a) => ({ a, t: Math.floor((end - (a.irregularity.stoppedBeforeEnd as number)) / stepMs) * stepMs }))
-    .sort((x, y) => x.t - y.t);
-  for (const { a, t } of stoppedEarly) {
-    clock.set(t);
-    await push(a, t);
-  }
+  // Every asset reports at its cadence over the history up to its last report (the end, or when it
+  // stopped), except while silent in a gap; one already stored only on its turns after its last report.
+  const reporting = (a: DemoAsset) => ({ cadenceMs: cadenceMs(a), historyMs });
+  const earliest = Math.min(end, ...assets.map((a) => firstReportAt(a.irregularity, end, reporting(a))));
+  const start = Math.floor(earliest / stepMs) * stepMs;
   let loggedDay = '';
   for (let t = start; t <= end; t += stepMs) {
-    const due = assets.filter((a) => !stateOf(a).refused && stateOf(a).lastReport < t && (t % cadenceMs(a)) === 0 && live(a, t));
+    const due = assets.filter((a) => !stateOf(a).refused && stateOf(a).lastReport < t && reportsAt(a.irregularity, t, end, reporting(a)));
     if (due.length === 0) continue;
     // The clock stays at t until every request of this step has been received and committed.
     clock.set(t);

@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
+import { positionAttribute, timeInstant } from '../../src/demo/bodies.js';
+import { createAsset } from '../../src/services/federation.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
 import { ROOT, runTs } from '../helpers/cli.js';
 import { freePort } from '../helpers/free-port.js';
@@ -22,6 +24,11 @@ const REAL = 'urn:oc:entity:santander:environmental:fixed:459';
 const OTHER = 'urn:oc:entity:santander:environmental:fixed:462';
 const ATTR = 'temperature:ambient';
 const HOUR = 3_600_000;
+/** Beside the demo: an asset of Santander whose temperature is a word, and whose soil temperature is a number (both in °C). */
+const WORDY = 'urn:oc:entity:santander:environmental:fixed:wordy';
+/** Six real entities compared, and a seventh opened beside them. */
+const SIX = [459, 460, 462, 463, 465, 466].map((n) => `urn:oc:entity:santander:environmental:fixed:${n}`);
+const SEVENTH = 'urn:oc:entity:santander:environmental:fixed:467';
 
 const skip = skipWithoutChromium();
 
@@ -76,6 +83,14 @@ function studyOn(kind: StoreKind): void {
         config: testConfig({ databaseUrl: db.url, publicUrl: base, mapTiles: tiles.template, mapTilesAttribution: 'Test tiles', onlineWindowMs: 12 * HOUR }),
       });
       await platform.app.listen({ port, host: '127.0.0.1' });
+      // Through the federation service, as the demo's assets came; away from the views the tests look at.
+      await createAsset(platform.ctx, 'santander', {
+        id: WORDY, type: 'urn:oc:entityType:iotdevice',
+        TimeInstant: timeInstant(Date.now()),
+        position: positionAttribute('coords', 43.4712, -3.7855)[1],
+        [ATTR]: { type: `urn:oc:attributeType:${ATTR}`, value: 'hot' },
+        'temperature:soil': { type: 'urn:oc:attributeType:temperature:soil', value: 12.25 },
+      });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       ({ page } = await fresh());
     });
@@ -188,6 +203,38 @@ function studyOn(kind: StoreKind): void {
       assert.match(href!, new RegExp(`^/datasource/${encodeURIComponent(OTHER)}/export\\?from=1970-01-01T00%3A00%3A00.000Z&to=\\d{4}-`));
     });
 
+    it('keeps the chart and the comparison list in agreement with six series compared and a seventh asset open', async () => {
+      await open(`#asset=${encodeURIComponent(SEVENTH)}&attr=${encodeURIComponent(ATTR)}&range=7d&cmp=${SIX.map((id) => encodeURIComponent(`${id}~${ATTR}`)).join(',')}`);
+      await page.waitForSelector('[data-testid="asset-chart"][data-lines="6"]:not([data-state="loading"])', { timeout: 20_000 });
+      const seen = await page.evaluate(() => ({
+        legend: Array.from(document.querySelectorAll('[data-testid="asset-chart"] .u-legend .u-series'), (e) => ({
+          text: e.textContent ?? '', colour: getComputedStyle(e.querySelector('.u-marker') ?? e).borderColor,
+        })).slice(1),
+        list: Array.from(document.querySelectorAll('[data-testid="compare-item"]'), (e) => ({
+          label: e.querySelector('.compare-label')?.firstChild?.textContent ?? '', drawn: e.getAttribute('data-drawn'),
+          swatch: e.querySelector('.swatch')?.className ?? '', colour: getComputedStyle(e.querySelector('.swatch')!).backgroundColor,
+        })),
+      }));
+      // Six lines: the open asset's first, then five of the six compared; the sixth is listed as not drawn.
+      assert.equal(seen.legend.length, 6);
+      assert.ok(seen.legend[0]!.text.includes('Fixed 467'), seen.legend[0]!.text);
+      assert.equal(seen.list.length, 6, 'every compared series stays listed');
+      assert.deepEqual(seen.list.map((i) => i.swatch), ['swatch s1', 'swatch s2', 'swatch s3', 'swatch s4', 'swatch s5', 'swatch off']);
+      assert.deepEqual(seen.list.map((i) => i.drawn), ['true', 'true', 'true', 'true', 'true', 'false']);
+      for (const item of seen.list.filter((i) => i.drawn === 'true')) {
+        const line = seen.legend.find((l) => l.text.startsWith(item.label));
+        assert.ok(line, `${item.label} listed as drawn but not in the legend`);
+        assert.equal(line.colour, item.colour, `${item.label}: the list's colour is the line's`);
+      }
+      assert.ok(!seen.legend.some((l) => l.text.includes('Fixed 466')), 'the series listed as not drawn is not drawn');
+      assert.match(await page.textContent('[data-testid="chart-status"]') ?? '', /1 compared series not drawn/);
+      const add = page.locator('[data-testid="compare-add"]');
+      assert.equal(await add.isDisabled(), true);
+      assert.equal(await add.textContent(), 'Comparison full (6)');
+      await page.locator('[data-testid="compare-list"]').scrollIntoViewIfNeeded();
+      await shot('05b-comparison-full');
+    });
+
     it('colours the markers by a value with a legend of its range, grey without it', async () => {
       // Beside a bus stop, which measures no temperature.
       await open('#map=17/43.45487/-3.81289');
@@ -262,8 +309,13 @@ function studyOn(kind: StoreKind): void {
       assert.doesNotMatch(await page.textContent('[data-testid="asset-panel"]') ?? '', /Updated never|Offline/);
       await shot('10-unknown-asset');
 
-      const units = await page.evaluate(() => Array.from(document.querySelectorAll('.attribute-value'), (e) => e.textContent ?? ''));
-      assert.ok(units.every((t) => !/^[^\d-].*\s°C$/.test(t)));
+      await open(`#asset=${encodeURIComponent(WORDY)}`);
+      const value = (name: string) => page.locator(`[data-testid="attribute"][data-name="${name}"] .attribute-value`);
+      await value(ATTR).waitFor();
+      assert.equal(await value(ATTR).textContent(), 'hot', 'a text value without the unit of its type');
+      assert.equal(await value(ATTR).locator('.unit').count(), 0);
+      assert.equal(await value('temperature:soil').textContent(), '12.25 °C', 'a number with the unit of its type');
+      await shot('11-text-value');
     });
 
     it('contacts only its own origin and the configured tile server, and logs no console errors', () => {

@@ -47,7 +47,7 @@ describe('demo city', () => {
     for (const asset of assets) assert.ok(ids.has(asset.site.id), asset.id);
   });
 
-  it('gives a week of history to a few hundred assets at most', () => {
+  it('keeps a few hundred assets at most reporting live', () => {
     const featured = assets.filter((a) => a.featured).length;
     assert.ok(featured >= 100 && featured <= 300, `${featured} featured`);
   });

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chartCsv } from '../../web/src/chart-csv.js';
 import { colourClassOf, numericValue, scaleOf, stepOf } from '../../web/src/colour-scale.js';
+import { chartPlan, type Compared } from '../../web/src/comparison.js';
 import { resolutionFor, withGaps } from '../../web/src/series.js';
-import { EMPTY_VIEW, formatView, parseView } from '../../web/src/view-state.js';
+import { EMPTY_VIEW, formatView, MAX_COMPARED, parseView } from '../../web/src/view-state.js';
 
 const URN = 'urn:oc:entity:santander:environmental:fixed:459';
 const DAY = 86_400_000;
@@ -78,5 +79,46 @@ describe('colour by value', () => {
     assert.equal(colourClassOf(0, flags), 'v0');
     assert.equal(scaleOf([], false), null);
     assert.deepEqual([numericValue('13.74'), numericValue(true), numericValue('false'), numericValue('hot'), numericValue(null)], [13.74, 1, 0, null, null]);
+  });
+});
+
+describe('the comparison at its limit', () => {
+  const series = (n: number): Compared => ({ id: `urn:oc:entity:santander:environmental:fixed:${n}`, attr: 'temperature:ambient', label: `Fixed ${n}`, unit: '°C', boolean: false });
+  const six = [1, 2, 3, 4, 5, 6].map(series);
+
+  /** The chart and the list agree: every coloured entry is the line of that colour, every line but the open asset's is listed, nothing is drawn twice. */
+  const agree = (plan: ReturnType<typeof chartPlan>, shown: Compared) => {
+    assert.ok(plan.drawn.length <= MAX_COMPARED);
+    assert.equal(new Set(plan.drawn.map((p) => p.id)).size, plan.drawn.length);
+    for (const { pair, colour } of plan.listed) if (colour !== null) assert.equal(plan.drawn[colour], pair);
+    for (const [i, p] of plan.drawn.entries()) {
+      if (p !== shown) assert.equal(plan.listed.find((l) => l.pair === p)?.colour, i, `${p.label} drawn but not listed with its colour`);
+    }
+  };
+
+  it('draws the six compared series, in their colours, when the open asset is one of them', () => {
+    const plan = chartPlan(six[2]!, six);
+    agree(plan, six[2]!);
+    assert.equal(plan.drawn.length, 6);
+    assert.equal(plan.drawn[0], six[2]);
+    assert.deepEqual(plan.listed.map((l) => l.colour).sort(), [0, 1, 2, 3, 4, 5]);
+  });
+
+  it('draws a seventh asset opened beside six compared series, and lists the one left out as not drawn', () => {
+    const seventh = series(7);
+    const plan = chartPlan(seventh, six);
+    agree(plan, seventh);
+    assert.equal(plan.drawn.length, MAX_COMPARED);
+    assert.equal(plan.drawn[0], seventh);
+    assert.deepEqual(plan.listed.map((l) => l.colour), [1, 2, 3, 4, 5, null]);
+    assert.equal(plan.listed.length, 6, 'the compared series all stay in the list');
+  });
+
+  it('draws every series while there is room', () => {
+    const seventh = series(7);
+    const plan = chartPlan(seventh, six.slice(0, 4));
+    agree(plan, seventh);
+    assert.equal(plan.drawn.length, 5);
+    assert.ok(plan.listed.every((l) => l.colour !== null));
   });
 });

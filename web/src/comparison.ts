@@ -13,6 +13,27 @@ export interface Compared extends Pair {
 
 export const samePair = (a: Pair, b: Pair): boolean => a.id === b.id && a.attr === b.attr;
 
+/** A compared series as the comparison list shows it: its colour on the chart, or null when the chart has no room for it. */
+export interface Listed {
+  pair: Compared;
+  colour: number | null;
+}
+
+/**
+ * What the chart of the open asset's attribute (`shown`) draws, and how the list of `compared` says
+ * so: that series first (always: it is the asset one is looking at), then the compared ones in
+ * order, MAX_COMPARED lines in all; a compared one beyond them is listed as not drawn, without a
+ * colour, until the open asset is one of them or a series is removed. Colours are the lines' order.
+ */
+export function chartPlan(shown: Compared, compared: readonly Compared[]): { drawn: Compared[]; listed: Listed[] } {
+  const drawn = [shown, ...compared.filter((p) => !samePair(p, shown))].slice(0, MAX_COMPARED);
+  const listed = compared.map((pair) => {
+    const at = drawn.findIndex((p) => samePair(p, pair));
+    return { pair, colour: at < 0 ? null : at };
+  });
+  return { drawn, listed };
+}
+
 export class Comparison {
   private items: Compared[] = [];
   private readonly listeners = new Set<() => void>();

@@ -1,7 +1,7 @@
 import { type Api, ApiError, isAbort } from './api';
 import { Chart, type ChartLine, LINE_COLOURS } from './chart';
 import { chartCsv, csvFilename, download } from './chart-csv';
-import { type Compared, type Comparison, samePair } from './comparison';
+import { type Compared, type Comparison, chartPlan } from './comparison';
 import { h } from './dom';
 import { assetName, formatNumber } from './format';
 import { notify } from './notify';
@@ -87,7 +87,6 @@ export class HistoryView {
     this.compareList = h('ul', { class: 'compare-list', 'data-testid': 'compare-list', 'aria-label': 'Compared with' });
     this.compareButton = h('button', {
       type: 'button', class: 'chip', 'data-testid': 'compare-add',
-      title: 'Keep this attribute on the chart while you open other assets',
       onclick: () => this.pin(),
     }, 'Add to comparison');
     this.exportLink = h('a', {
@@ -163,10 +162,9 @@ export class HistoryView {
     return { id: this.o.assetId, attr: this.attr.name, label, unit: this.attr.unit, boolean: this.attr.boolean };
   }
 
-  /** This asset's attribute first, then the compared ones, at most six lines. */
-  private pairs(): Compared[] {
-    const primary = this.primary();
-    return [primary, ...this.o.comparison.list.filter((p) => !samePair(p, primary))].slice(0, MAX_COMPARED);
+  /** This asset's attribute first, then the compared ones, at most six lines (comparison.ts, chartPlan). */
+  private plan(): ReturnType<typeof chartPlan> {
+    return chartPlan(this.primary(), this.o.comparison.list);
   }
 
   private pin(): void {
@@ -175,14 +173,19 @@ export class HistoryView {
   }
 
   private showComparison(): void {
-    const list = this.o.comparison.list;
     const pinned = this.o.comparison.has(this.primary());
-    this.compareButton.disabled = pinned || this.o.comparison.full;
-    this.compareButton.textContent = pinned ? 'In the comparison' : 'Add to comparison';
-    const colours = new Map(this.pairs().map((p, i) => [`${p.id}~${p.attr}`, LINE_COLOURS[i]!]));
-    this.compareList.replaceChildren(...list.map((p) => h('li', { class: 'compare-item', 'data-testid': 'compare-item' },
-      h('span', { class: `swatch s${[...colours.keys()].indexOf(`${p.id}~${p.attr}`)}`, 'aria-hidden': 'true' }),
-      h('span', { class: 'compare-label' }, p.label),
+    const full = !pinned && this.o.comparison.full;
+    this.compareButton.disabled = pinned || full;
+    this.compareButton.textContent = pinned ? 'In the comparison' : full ? `Comparison full (${MAX_COMPARED})` : 'Add to comparison';
+    this.compareButton.title = full
+      ? `At most ${MAX_COMPARED} series are compared: remove one to add this one`
+      : 'Keep this attribute on the chart while you open other assets';
+    this.compareList.replaceChildren(...this.plan().listed.map(({ pair: p, colour }) => h('li', {
+      class: colour === null ? 'compare-item off' : 'compare-item', 'data-testid': 'compare-item', 'data-drawn': String(colour !== null),
+    },
+      h('span', { class: colour === null ? 'swatch off' : `swatch s${colour}`, 'aria-hidden': 'true' }),
+      h('span', { class: 'compare-label' }, p.label,
+        colour === null ? h('span', { class: 'compare-note' }, ` · not on the chart while this asset is shown (${MAX_COMPARED} lines at most)`) : null),
       h('button', {
         type: 'button', class: 'icon-button small', 'aria-label': `Remove ${p.label} from the comparison`, 'data-testid': 'compare-remove',
         onclick: () => { this.o.comparison.remove(p); this.o.onChange(); },
@@ -197,8 +200,10 @@ export class HistoryView {
     this.chartHost.dataset.state = 'loading';
     this.chartHost.setAttribute('aria-busy', 'true');
     this.status.textContent = 'Loading readings…';
-    const pairs = this.pairs();
+    const plan = this.plan();
+    const pairs = plan.drawn;
     const comparing = pairs.length > 1;
+    const left = plan.listed.filter((l) => l.colour === null).length;
     try {
       const results = await Promise.allSettled(pairs.map((p) => loadSeries(this.o.api, p.id, p.attr, from, to, p.boolean, ctrl.signal)));
       if (ctrl.signal.aborted) return;
@@ -222,7 +227,11 @@ export class HistoryView {
       const what = all === 0 ? 'No readings in this period.'
         : comparing ? `${this.lines.length} series, ${formatNumber(all)} points.`
           : `${formatNumber(points)} ${RESOLUTION_WORDS[first.resolution]}${first.truncated ? '; the most recent ones are not shown' : ''}.`;
-      this.status.textContent = failed ? `${what} ${failed} compared series could not be loaded.` : what;
+      const notes = [
+        failed ? `${failed} compared series could not be loaded.` : '',
+        left ? `${left} compared series not drawn: a chart holds ${MAX_COMPARED} lines.` : '',
+      ];
+      this.status.textContent = [what, ...notes].filter(Boolean).join(' ');
     } catch (err) {
       if (isAbort(err)) return;
       this.lines = [];
