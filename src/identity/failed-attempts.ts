@@ -5,10 +5,12 @@ import { AppError } from '../domain/errors.js';
 /**
  * Per client and per user (a principal), and per principal and address: docs/identity.md,
  * "Failed sign-ins". The address's own back-off starts early and stays short; the principal's,
- * which attempts from any address raise, starts later and waits longer.
+ * which attempts from any address raise, starts later and waits longer, and after each wait
+ * holds no one for a while (up to a minute), so that a sustained attack cannot keep a
+ * legitimate site out even from a new address.
  */
-export const ADDRESS_BACKOFF: BackoffPolicy = { freeFailures: 5, firstWaitMs: 1000, maxWaitMs: 60_000, forgetAfterMs: 3_600_000 };
-export const PRINCIPAL_BACKOFF: BackoffPolicy = { freeFailures: 20, firstWaitMs: 1000, maxWaitMs: 300_000, forgetAfterMs: 3_600_000 };
+export const ADDRESS_BACKOFF: BackoffPolicy = { freeFailures: 5, firstWaitMs: 1000, maxWaitMs: 60_000, forgetAfterMs: 3_600_000, maxOpenMs: 0 };
+export const PRINCIPAL_BACKOFF: BackoffPolicy = { freeFailures: 20, firstWaitMs: 1000, maxWaitMs: 300_000, forgetAfterMs: 3_600_000, maxOpenMs: 60_000 };
 /** An address a principal signed in from stays exempt from the principal's back-off this long. */
 export const KNOWN_ADDRESS_MS = 7 * 86_400_000;
 /** Entries kept at most per table (the oldest go first): memory stays bounded under any attack. */
