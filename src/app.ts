@@ -80,7 +80,7 @@ export async function buildApp(options: BuildOptions): Promise<OpenCity> {
   const verifier = config.authIssuer && config.authJwksUrl
     ? externalVerifier(config.authIssuer, config.authJwksUrl, clock, config.authAudience)
     : embeddedVerifier(keys, issuer, clock, config.authAudience);
-  const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock) };
+  const tokens = { store, keys, clock, issuer, audience: config.authAudience, attempts: new FailedAttempts(clock, store) };
   const timers = options.timers ?? systemTimers;
   const metrics = new Registry();
   const delivery = new SubscriptionDelivery({

@@ -4,6 +4,11 @@
  * twice as long each time up to a cap; attempts during a wait are refused unchecked and not
  * counted, so hammering cannot stretch a wait beyond the cap; failures are forgotten a while
  * after the last one, and a success forgets them at once.
+ *
+ * A policy may also keep its waits from following one another back to back: after each wait
+ * the count holds no one for as long as the wait lasted (up to `maxOpenMs`), and failures in
+ * that time only raise the count, so that the next failure after it starts a longer wait. An
+ * attacker who fails again the moment each wait ends then cannot hold everyone else for good.
  */
 
 export interface BackoffPolicy {
@@ -15,6 +20,8 @@ export interface BackoffPolicy {
   maxWaitMs: number;
   /** Failures are forgotten this long after the last one. */
   forgetAfterMs: number;
+  /** After a wait, nobody is held for as long as it lasted, but at most this long (0: waits may follow back to back). */
+  maxOpenMs: number;
 }
 
 export interface FailureRecord {
@@ -22,6 +29,8 @@ export interface FailureRecord {
   lastFailureAt: number;
   /** No attempt is checked before this time. */
   blockedUntil: number;
+  /** From `blockedUntil` to this time, failures are counted but start no wait. */
+  openUntil: number;
 }
 
 /** The wait that follows the `failures`-th failure. */
@@ -37,9 +46,13 @@ export const isForgotten = (policy: BackoffPolicy, record: FailureRecord, now: n
 
 /** The record after one more failure at `now`. */
 export function afterFailure(policy: BackoffPolicy, record: FailureRecord | undefined, now: number): FailureRecord {
-  const failures = (record && !isForgotten(policy, record, now) ? record.failures : 0) + 1;
-  return { failures, lastFailureAt: now, blockedUntil: now + waitAfter(policy, failures) };
+  const kept = record && !isForgotten(policy, record, now) ? record : undefined;
+  const failures = (kept?.failures ?? 0) + 1;
+  if (kept && kept.blockedUntil <= now && now < kept.openUntil) return { ...kept, failures, lastFailureAt: now };
+  const wait = waitAfter(policy, failures);
+  return { failures, lastFailureAt: now, blockedUntil: now + wait, openUntil: now + wait + Math.min(wait, policy.maxOpenMs) };
 }
 
 /** How long an attempt must still wait at `now` (0: it may be checked). */
 export const waitLeft = (record: FailureRecord | undefined, now: number): number => (record ? Math.max(0, record.blockedUntil - now) : 0);
+

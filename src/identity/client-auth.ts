@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import { clientPrincipal } from '../domain/sign-in-addresses.js';
 import { findClientWithAccount, type ClientWithAccount } from '../storage/repositories/credentials.js';
 import type { Store } from '../storage/store.js';
 import type { AttemptSource } from './failed-attempts.js';
@@ -69,13 +70,13 @@ export async function authenticateTokenClient(store: Store, presented: Presented
     throw invalidClient(presented.viaBasic);
   }
   // The id as looked up (decoded): every spelling of one client shares its back-off.
-  const principal = `client:${presented.id}`;
-  source?.attempts.check(principal, source.address);
+  const principal = clientPrincipal(presented.id);
+  await source?.attempts.check(principal, source.address);
   const ok = secretMatches(presented.secret, client?.secretDigest ?? null);
   if (!client || !ok) {
     source?.attempts.failed(principal, source.address);
     throw invalidClient(presented.viaBasic);
   }
-  source?.attempts.succeeded(principal, source.address);
+  await source?.attempts.succeeded(principal, source.address);
   return { ...client, isPublic: false };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { TokenResponse } from '../contracts/identity.js';
 import { AppError } from '../domain/errors.js';
 import { grantedScope, hasScope, pkceMatches } from '../domain/oauth.js';
+import { userPrincipal } from '../domain/sign-in-addresses.js';
 import { redeemAuthorizationCode } from '../storage/repositories/authorization-codes.js';
 import { findPersonByLogin, findUserWithRoles } from '../storage/repositories/credentials.js';
 import type { RoleAssignment, UserRecord } from '../storage/repositories/principals.js';
@@ -100,11 +101,11 @@ export async function authenticatePerson(
   ctx: TokenIssuer, login: string, password: string, source?: AttemptSource,
 ): Promise<{ user: UserRecord; roles: RoleAssignment[] } | undefined> {
   const person = await findPersonByLogin(ctx.store, login);
-  const principal = person ? `user:${person.user.id}` : `login:${login.toLowerCase()}`;
-  source?.attempts.check(principal, source.address);
+  const principal = person ? userPrincipal(person.user.id) : `login:${login.toLowerCase()}`;
+  await source?.attempts.check(principal, source.address);
   const ok = await passwordMatches(password, person?.user.passwordHash ?? null);
   if (ok && person) {
-    source?.attempts.succeeded(principal, source.address);
+    await source?.attempts.succeeded(principal, source.address);
     return person;
   }
   source?.attempts.failed(principal, source.address);

@@ -19,7 +19,7 @@ export interface TokenIssuer {
   issuer: string;
   /** AUTH_AUDIENCE: every access token names it, so that verifiers requiring it accept them. */
   audience?: string | undefined;
-  /** Failed sign-ins of this process, for the back-off (absent: none, as for the command line). */
+  /** Failed sign-ins and the addresses principals signed in from, for the back-off (absent: none, as for the command line). */
   attempts?: FailedAttempts | undefined;
 }
 

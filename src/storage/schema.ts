@@ -25,6 +25,7 @@ export interface Database {
   site_retention: SiteRetentionTable;
   history_drops: HistoryDropsTable;
   reading_rollups: ReadingRollupTable;
+  sign_in_addresses: SignInAddressTable;
 }
 
 export interface SiteTable {
@@ -264,4 +265,12 @@ export interface ReadingRollupTable {
   /** Receive time and value of the latest reading (the last written, among those of that time). */
   last_time: number;
   last_value: number;
+}
+
+/** An address a client or user signed in from (src/domain/sign-in-addresses.ts). */
+export interface SignInAddressTable {
+  /** `client:<client id>` or `user:<user id>`. */
+  principal: string;
+  address: string;
+  last_success_at: number;
 }

@@ -73,11 +73,13 @@ describeEachStore('identity: back-off after failed sign-ins', (platform) => {
     }
     assert.ok(refused > 0, 'the client\'s own back-off holds guesses from every address');
     assert.ok(waited <= PRINCIPAL_BACKOFF.maxWaitMs / 1000, 'never more than five minutes');
-    // The attack goes on (one more guess, which makes everyone wait); the site, where it signed in before, is not held.
+    // The attack goes on: once the open time after the last wait is over, one more guess makes everyone
+    // wait again; the site, where it signed in before, is not held.
+    p.clock.advance(PRINCIPAL_BACKOFF.maxOpenMs);
     await token(p, 'ocsite-busy', 'wrong-guess', '127.0.1.7');
     assert.equal((await token(p, 'ocsite-busy', 'wrong-guess', '127.0.1.8')).statusCode, 429);
     assert.equal((await token(p, 'ocsite-busy', secret, '127.0.0.50')).statusCode, 200);
-    // From a new address it waits at most the cap.
+    // From a new address it waits at most the cap: the wait is followed by a time that holds no one.
     const elsewhere = await token(p, 'ocsite-busy', secret, '127.0.0.51');
     assert.equal(elsewhere.statusCode, 429);
     p.clock.advance(Number(elsewhere.headers['retry-after']) * 1000);

@@ -16,6 +16,7 @@ import { siteHistoryRetention } from './1050-site-history-retention.js';
 import { historyRollups } from './1100-history-rollups.js';
 import { liveAssetsBySite } from './1200-live-assets-by-site.js';
 import { readingsClustered } from './1300-readings-clustered.js';
+import { signInAddresses } from './1400-sign-in-addresses.js';
 
 /** One step of the schema, written for each store (a store's dialect picks its own: ../ports.ts). */
 export interface StoreMigration {
@@ -29,7 +30,8 @@ export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => 
 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
-  clientSecretUnshown, readingsObservedTime, subscriptions, siteHistoryRetention, historyRollups, liveAssetsBySite, readingsClustered];
+  clientSecretUnshown, readingsObservedTime, subscriptions, siteHistoryRetention, historyRollups, liveAssetsBySite, readingsClustered,
+  signInAddresses];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {

@@ -1,3 +1,4 @@
+import { clientPrincipal } from '../../domain/sign-in-addresses.js';
 import type { Store } from '../store.js';
 
 /**
@@ -67,7 +68,7 @@ export async function replaceClientSecret(store: Store, clientId: string, digest
   });
 }
 
-/** Removes a client, its service account, their roles, redirect URIs and grants; false when there is none. */
+/** Removes a client, its service account, their roles, redirect URIs, grants and sign-in addresses; false when there is none. */
 export async function removeClientRecord(store: Store, clientId: string): Promise<boolean> {
   return store.writes.run(async (trx) => {
     const client = await trx.selectFrom('clients').select('service_account_user_id').where('id', '=', clientId).executeTakeFirst();
@@ -75,6 +76,7 @@ export async function removeClientRecord(store: Store, clientId: string): Promis
     await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
     await trx.deleteFrom('authorization_codes').where('client_id', '=', clientId).execute();
     await trx.deleteFrom('client_redirect_uris').where('client_id', '=', clientId).execute();
+    await trx.deleteFrom('sign_in_addresses').where('principal', '=', clientPrincipal(clientId)).execute();
     await trx.deleteFrom('role_assignments').where('user_id', '=', client.service_account_user_id).execute();
     await trx.deleteFrom('clients').where('id', '=', clientId).execute();
     await trx.deleteFrom('users').where('id', '=', client.service_account_user_id).execute();
