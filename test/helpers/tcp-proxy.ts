@@ -78,6 +78,18 @@ export class TcpProxy {
     this.up = true;
   }
 
+  /** Drops every connection and closes the port, so that connecting is refused, as with a stopped database, until reopen(). */
+  async refuseConnections(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Listens again on the same port and forwards as before. */
+  async reopen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    this.up = true;
+  }
+
   /** Forwards nothing, either way, on any connection, old or new, until thaw(): the database hangs. */
   freeze(): void {
     this.frozen = true;
