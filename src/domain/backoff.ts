@@ -55,4 +55,3 @@ export function afterFailure(policy: BackoffPolicy, record: FailureRecord | unde
 
 /** How long an attempt must still wait at `now` (0: it may be checked). */
 export const waitLeft = (record: FailureRecord | undefined, now: number): number => (record ? Math.max(0, record.blockedUntil - now) : 0);
-
