@@ -1,23 +1,28 @@
-import { pruneHistory } from '../../src/services/history-pruning.js';
-import { Store } from '../../src/storage/store.js';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { StoreKind } from './databases.js';
+import type { DatasetSize } from './datasets.js';
 import { seededSite, updateRequests } from './federation-load.js';
 import type { DatasetInfo } from './generate.js';
 import { summarize, type Latencies } from './probe.js';
-import type { BenchServer } from './server.js';
+import { startServer } from './server.js';
 
 /**
- * Drops the first month of a data set's readings (as HISTORY_RETENTION would
- * once they expired) while sites keep updating: the latencies of the
- * concurrent updates tell how long the drop's writes held them up. The drop
- * runs as a second process on the store does it (several processes may all
- * prune), in its short writes, through its own write pipeline.
+ * Drops the first month of a data set's readings as a server does it, while
+ * sites keep updating: a server of its own starts on a copy of the data set
+ * with a HISTORY_RETENTION that leaves the first month expired, and its own
+ * background pruning (once a minute) drops it through its write pipeline.
+ * The latencies of the updates made while the drop ran tell how long its
+ * writes held them up. The drop's progress is read from the store beside
+ * the server: how many series still hold an expired reading.
  */
 
 const MONTH_MS = 30 * 86_400_000;
 const CONNECTIONS = 8;
-/** Bounds of the whole measurement. */
+/** Bounds of the whole measurement, the wait for the first pruning included. */
 const MAX_MS = 300_000;
 const MAX_UPDATES = 2_000_000;
+const POLL_MS = 250;
 
 export interface ExpiryStall {
   dropped: number;
@@ -27,36 +32,75 @@ export interface ExpiryStall {
   updates: Latencies;
 }
 
-export async function dropMonthUnderUpdates(server: BenchServer, info: DatasetInfo): Promise<ExpiryStall> {
-  const headers = await seededSite(server);
-  const store = Store.open(server.databaseUrl);
-  const now = Date.now();
-  const samples: number[] = [];
-  let errors = 0;
+/** Reads the store under the server: the expired readings, and how many series still hold one. */
+interface ExpiryProbe {
+  expiredReadings(): Promise<number>;
+  seriesWithExpired(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const EXPIRED = 'select count(*) as n from readings where recv_time < $1';
+const SERIES_WITH_EXPIRED = `select count(*) as n from asset_attributes aa
+  where exists (select 1 from readings r where r.asset_seq = aa.asset_seq and r.attr_name = aa.name and r.recv_time < $1)`;
+
+async function openProbe(store: StoreKind, databaseUrl: string, before: number): Promise<ExpiryProbe> {
+  if (store === 'sqlite') {
+    const db = new SQLite(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    const count = (text: string) => Number((db.prepare(text.replace('$1', '?')).get(before) as { n: number }).n);
+    return { expiredReadings: async () => count(EXPIRED), seriesWithExpired: async () => count(SERIES_WITH_EXPIRED), close: async () => { db.close(); } };
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const count = async (text: string) => Number((await client.query(text, [before])).rows[0].n);
+  return { expiredReadings: () => count(EXPIRED), seriesWithExpired: () => count(SERIES_WITH_EXPIRED), close: () => client.end() };
+}
+
+export async function dropMonthUnderUpdates(store: StoreKind, size: DatasetSize, info: DatasetInfo): Promise<ExpiryStall> {
+  // A data set shorter than three months (a check run's) loses its first third instead.
+  const before = info.start + Math.min(MONTH_MS, Math.floor((info.end - info.start) / 3));
+  // Whole seconds, rounded down: by the time the pruning runs, what it drops reaches a little past the month.
+  const retention = `${Math.floor((Date.now() - before) / 1000)}s`;
+  const server = await startServer({ store, dataset: size, env: { HISTORY_RETENTION: retention } });
+  const probe = await openProbe(store, server.databaseUrl, before);
+  const samples: Array<{ at: number; ms: number; ok: boolean }> = [];
   let done = false;
   const started = performance.now();
   const overTime = () => performance.now() - started > MAX_MS;
-  const worker = async (first: number) => {
-    for (let i = first; !done && !overTime() && samples.length < MAX_UPDATES; i += CONNECTIONS) {
-      const spec = updateRequests(i);
-      const t = performance.now();
-      const res = await fetch(`${server.url}${spec.path}`, { method: spec.method, headers, body: spec.body });
-      await res.arrayBuffer();
-      samples.push(performance.now() - t);
-      if (res.status !== 204) errors++;
-    }
-  };
-  const workers = Array.from({ length: CONNECTIONS }, (_, k) => worker(k));
   try {
-    const pruned = await pruneHistory(store, now, { historyRetentionMs: now - (info.start + MONTH_MS), rollupRetentionMs: Number.POSITIVE_INFINITY }, overTime);
-    const dropMs = performance.now() - started;
-    const whole = !overTime();
+    const headers = await seededSite(server);
+    const expired = await probe.expiredReadings();
+    const series = await probe.seriesWithExpired();
+    const worker = async (first: number) => {
+      for (let i = first; !done && !overTime() && samples.length < MAX_UPDATES; i += CONNECTIONS) {
+        const spec = updateRequests(i);
+        const t = performance.now();
+        const res = await fetch(`${server.url}${spec.path}`, { method: spec.method, headers, body: spec.body });
+        await res.arrayBuffer();
+        samples.push({ at: t, ms: performance.now() - t, ok: res.status === 204 });
+      }
+    };
+    const workers = Array.from({ length: CONNECTIONS }, (_, k) => worker(k));
+    // The drop began at most one poll before its first sign, and ended at most one poll before it was seen ended.
+    let dropStart: number | undefined;
+    let left = series;
+    while (left > 0 && !overTime()) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      left = await probe.seriesWithExpired();
+      if (dropStart === undefined && left < series) dropStart = performance.now() - POLL_MS;
+    }
+    const dropEnd = performance.now();
     done = true;
     await Promise.all(workers);
-    return { dropped: pruned.readings, dropMs, whole, updates: summarize(samples, errors) };
+    const during = samples.filter((s) => dropStart !== undefined && s.at + s.ms >= dropStart && s.at <= dropEnd);
+    return {
+      dropped: expired,
+      dropMs: dropStart === undefined ? 0 : dropEnd - dropStart,
+      whole: left === 0,
+      updates: summarize(during.map((s) => s.ms), during.filter((s) => !s.ok).length),
+    };
   } finally {
     done = true;
-    await Promise.all(workers).catch(() => {});
-    await store.close();
+    await probe.close();
+    await server.close();
   }
 }

@@ -104,6 +104,26 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
 /** The most per-attribute walks one statement merges (SQLite allows 500 arms in a compound select). */
 const MERGED_WALKS = 64;
 
+/** A place in merged readings: its time (of the chosen index) and seq, unique across the store. */
+export interface ReadingKey {
+  time: number;
+  seq: number;
+}
+
+export interface MergedPage {
+  limit: number;
+  offset: number;
+  /** Only the readings past this one, in the page's direction (keyset paging: a page costs the same anywhere in the history). */
+  after?: ReadingKey | undefined;
+}
+
+export interface MergedFilter extends Omit<ReadingsFilter, 'attrName'> {
+  /** The attributes merged (default: every attribute recorded for the asset). */
+  names?: readonly string[] | undefined;
+  /** Read the observation time even when the history is indexed by receive time. */
+  withObservedTime?: boolean;
+}
+
 /**
  * A page of the readings of every attribute of an asset, by receive time then
  * write order, ascending or newest first. Each attribute's readings are one
@@ -112,23 +132,29 @@ const MERGED_WALKS = 64;
  * An asset with very many attributes is merged a group of walks at a time.
  */
 export async function mergedReadings(
-  store: Store, filter: Omit<ReadingsFilter, 'attrName'>, direction: 'asc' | 'desc', page: { limit: number; offset: number },
+  store: Store, filter: MergedFilter, direction: 'asc' | 'desc', page: MergedPage,
 ): Promise<Array<ReadingRecord & { seq: number }>> {
-  const { assetSeq, range, timeIndex } = filter;
+  const { assetSeq, range, timeIndex, after } = { ...filter, after: page.after };
   const observed = timeIndex === 'observed';
   const time = timeColumn(timeIndex);
   const order = observed ? 'observedTime' : 'recvTime';
-  const names = await listRecordedAttributes(store, assetSeq);
+  const names = filter.names ?? await listRecordedAttributes(store, assetSeq);
   if (names.length === 0 || page.limit === 0) return [];
   const reach = page.offset + page.limit;
   const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
   const single = groups.length === 1;
+  const past = direction === 'asc' ? '>' : '<';
   const read = await Promise.all(groups.map(async (group) => {
     const walks = group.map((attrName) => {
-      const plain = filtered(store.read, { assetSeq, attrName, range, timeIndex })
+      let plain = filtered(store.read, { assetSeq, attrName, range, timeIndex })
         .select(['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue']);
+      if (after) {
+        // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
+        plain = plain.where(time, direction === 'asc' ? '>=' : '<=', after.time)
+          .where((eb) => eb.or([eb(time, past, after.time), eb('seq', past, after.seq)]));
+      }
       // The observation time is read only when asked for: the receive-time walk is served by its index alone.
-      const walk = observed ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
+      const walk = observed || filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
       const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy(time, direction).orderBy('seq', direction).limit(reach) : walk;
       return store.read.selectFrom(stopped.as('walk')).selectAll();
