@@ -5,6 +5,8 @@
  * characters are written as \u escapes: the same JSON to any parser.
  */
 
+/** Printable ASCII but the quote and the backslash: the text is its own JSON string body. */
+const PLAIN = /^[ !#-[\]-~]*$/;
 const NOT_ASCII = /[\u0080-\uffff]/;
 const NOT_ASCII_ALL = /[\u0080-\uffff]/g;
 
@@ -12,6 +14,7 @@ const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).pad
 
 /** The JSON string literal of `text`, in ASCII only. */
 export function asciiQuote(text: string): string {
+  if (PLAIN.test(text)) return `"${text}"`;
   const quoted = JSON.stringify(text);
   return NOT_ASCII.test(quoted) ? quoted.replace(NOT_ASCII_ALL, escapeChar) : quoted;
 }

@@ -5,6 +5,14 @@ import { ByteBoundedLru } from '../../src/http/byte-bounded-lru.js';
 import { countCap } from '../../src/interfaces/datasource/history-answers.js';
 
 describe('JSON in ASCII', () => {
+  it('writes every ASCII character as JSON.stringify does, alone and among others', () => {
+    for (let code = 0; code < 0x80; code++) {
+      const c = String.fromCharCode(code);
+      assert.equal(asciiQuote(c), JSON.stringify(c));
+      assert.equal(asciiQuote(`21.5${c}x`), JSON.stringify(`21.5${c}x`));
+    }
+  });
+
   it('quotes any string as JSON.stringify would, with the characters outside ASCII escaped', () => {
     for (const text of ['', 'plain', 'a "b" \\ c', 'Größe ✓', '😀', '\u2028\u2029', '\ud800 lone', 'tab\tnew\nline\u0000', '\u007f\u0080']) {
       const quoted = asciiQuote(text);

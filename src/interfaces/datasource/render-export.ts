@@ -15,20 +15,30 @@ export function exportHeader(format: BodyFormat): Buffer | undefined {
 }
 
 export function exportLines(readings: readonly ExportedReading[], format: BodyFormat): Buffer {
+  const csv = format === 'csv';
   let out = '';
-  // Names and types repeat from one reading to the next: each is quoted once per run of equal ones.
+  // Consecutive readings share their times (the attributes of one update) or their name and type
+  // (one attribute's history): each part of a line is written once per run of equal ones.
+  let recv = Number.NaN;
+  let observed = Number.NaN;
+  let timesText = '';
   let name: string | undefined;
-  let nameText = '';
   let type: string | undefined;
-  let typeText = '';
+  let namesText = '';
   for (const r of readings) {
-    if (r.attrName !== name) nameText = format === 'csv' ? csvField((name = r.attrName)) : asciiQuote((name = r.attrName));
-    if (r.attrType !== type) typeText = format === 'csv' ? csvField((type = r.attrType)) : asciiQuote((type = r.attrType));
-    if (format === 'csv') {
-      out += `${formatRecvTime(r.recvTime)},${formatRecvTime(r.observedTime)},${nameText},${typeText},${csvField(r.attrValue)}\r\n`;
-    } else {
-      out += `{"recvTime":"${formatRecvTime(r.recvTime)}","observedAt":"${formatRecvTime(r.observedTime)}","attrName":${nameText},"attrType":${typeText},"attrValue":${asciiQuote(r.attrValue)}}\n`;
+    if (r.recvTime !== recv || r.observedTime !== observed) {
+      recv = r.recvTime;
+      observed = r.observedTime;
+      timesText = csv
+        ? `${formatRecvTime(recv)},${formatRecvTime(observed)},`
+        : `{"recvTime":"${formatRecvTime(recv)}","observedAt":"${formatRecvTime(observed)}","attrName":`;
     }
+    if (r.attrName !== name || r.attrType !== type) {
+      name = r.attrName;
+      type = r.attrType;
+      namesText = csv ? `${csvField(name)},${csvField(type)},` : `${asciiQuote(name)},"attrType":${asciiQuote(type)},"attrValue":`;
+    }
+    out += csv ? `${timesText}${namesText}${csvField(r.attrValue)}\r\n` : `${timesText}${namesText}${asciiQuote(r.attrValue)}}\n`;
   }
-  return format === 'csv' ? Buffer.from(out, 'utf8') : asciiBytes(out);
+  return csv ? Buffer.from(out, 'utf8') : asciiBytes(out);
 }

@@ -30,6 +30,15 @@ export async function aggregateFromRollups(
   return foldIntoBuckets(parts, periodMs).slice(page.offset, page.offset + page.limit);
 }
 
+/** A bucket as both stores return it (int8 and numeric may come as text). */
+interface BucketRow {
+  start: number | string;
+  n: number | string;
+  total: number;
+  least: number;
+  greatest: number;
+}
+
 async function wholeBuckets(
   store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, granule: number,
   whole: { first: number; last: number } | 'all', page: { limit: number; offset: number },
@@ -37,12 +46,16 @@ async function wholeBuckets(
   const period = sql.lit(periodMs);
   const range = whole === 'all' ? sql`` : sql`and bucket >= ${whole.first} and bucket <= ${whole.last}`;
   const limit = page.limit === Number.MAX_SAFE_INTEGER ? sql`` : sql`limit ${page.limit} offset ${page.offset}`;
-  const result = await sql<{ start: number | string; n: number | string; total: number; least: number; greatest: number }>`
-    select (bucket / ${period}) * ${period} as start, sum(n) as n, sum(total) as total, min(least) as least, max(greatest) as greatest
-    from reading_rollups
-    where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} and period_ms = ${granule} ${range}
-    group by (bucket / ${period}) * ${period}
-    order by start
-    ${limit}`.execute(store.read);
+  const where = sql`where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} and period_ms = ${granule} ${range}`;
+  // A bucket of one granule is its rollup row as it is: nothing to group (PostgreSQL sums bigints as numeric, slowly).
+  const result = await (periodMs === granule
+    ? sql<BucketRow>`
+      select bucket as start, n, total, least, greatest from reading_rollups ${where} order by bucket ${limit}`
+    : sql<BucketRow>`
+      select (bucket / ${period}) * ${period} as start, sum(n) as n, sum(total) as total, min(least) as least, max(greatest) as greatest
+      from reading_rollups ${where}
+      group by (bucket / ${period}) * ${period}
+      order by start
+      ${limit}`).execute(store.read);
   return result.rows.map((r) => ({ start: Number(r.start), count: Number(r.n), sum: Number(r.total), min: Number(r.least), max: Number(r.greatest) }));
 }
