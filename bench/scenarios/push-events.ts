@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { writeHeaders } from '../lib/federation-load.js';
+import { currentTimeInstant, perSecond } from '../lib/time-instant.js';
 import { benchDuration, benchWarmup, load, type RequestSpec } from '../lib/load.js';
 import { startServer, type BenchServer } from '../lib/server.js';
 import type { StoreKind } from '../lib/databases.js';
@@ -39,14 +40,14 @@ const assetId = (i: number) => `${groupPrefix(i % GROUPS)}${i}`;
 const DRAIN_MS = 10_000;
 const RSS_EVERY_MS = 250;
 
-const TIME_INSTANT = { type: 'urn:oc:attributeType:ISO8601', value: '2017-07-25T13:35:00.000Z' };
-const UPDATE_BODIES = Array.from({ length: 50 }, (_, i) => JSON.stringify({
-  TimeInstant: TIME_INSTANT,
+const UPDATE_BODIES = 50;
+const updateBodies = perSecond((timeInstant) => Array.from({ length: UPDATE_BODIES }, (_, i) => JSON.stringify({
+  TimeInstant: timeInstant,
   'temperature:ambient': { type: 'urn:oc:attributeType:temperature:ambient', value: (15 + i / 10).toFixed(2), metadata: {} },
   relativeHumidity: { type: 'urn:oc:attributeType:relativeHumidity', value: 40 + i, metadata: {} },
-}));
+})));
 const UPDATE_PATHS = Array.from({ length: ASSETS }, (_, i) => `/federation/v2/entities/${assetId(i)}/attrs`);
-const updates = (i: number): RequestSpec => ({ method: 'POST', path: UPDATE_PATHS[i % ASSETS], body: UPDATE_BODIES[i % UPDATE_BODIES.length] });
+const updates = (i: number): RequestSpec => ({ method: 'POST', path: UPDATE_PATHS[i % ASSETS], body: updateBodies()[i % UPDATE_BODIES] });
 
 async function seed(server: BenchServer): Promise<Record<string, string>> {
   const headers = writeHeaders(await server.siteToken(SITE, { latitude: 43.46232, longitude: -3.80998, quota: 1_000_000 }));
@@ -54,7 +55,7 @@ async function seed(server: BenchServer): Promise<Record<string, string>> {
     await Promise.all(Array.from({ length: Math.min(16, ASSETS - start) }, async (_, k) => {
       const i = start + k;
       const body = JSON.stringify({
-        id: assetId(i), type: 'urn:oc:entityType:iotdevice', TimeInstant: TIME_INSTANT,
+        id: assetId(i), type: 'urn:oc:entityType:iotdevice', TimeInstant: currentTimeInstant(),
         location: { type: 'geo:point', value: `${(43.46 + (i % 100) / 10_000).toFixed(5)}, ${(-3.81 + (i % 97) / 10_000).toFixed(5)}`, metadata: {} },
       });
       const res = await fetch(`${server.url}/federation/v2/entities`, { method: 'POST', headers, body });

@@ -15,6 +15,7 @@ import { subscriptions } from './1000-subscriptions.js';
 import { siteHistoryRetention } from './1050-site-history-retention.js';
 import { historyRollups } from './1100-history-rollups.js';
 import { liveAssetsBySite } from './1200-live-assets-by-site.js';
+import { readingsOffTimeIndex } from './1500-readings-off-time-index.js';
 import { readingsClustered } from './1300-readings-clustered.js';
 import { signInAddresses } from './1400-sign-in-addresses.js';
 
@@ -31,7 +32,7 @@ export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
   clientSecretUnshown, readingsObservedTime, subscriptions, siteHistoryRetention, historyRollups, liveAssetsBySite, readingsClustered,
-  signInAddresses];
+  signInAddresses, readingsOffTimeIndex];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {

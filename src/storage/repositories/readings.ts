@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type AliasedSelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
 import { rollupGranule } from '../../domain/history-rollups.js';
 import type { Executor } from '../ports.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
+import { OFF_TIME_READING, ON_TIME_MS } from '../shared/off-time-readings.js';
 import type { Store } from '../store.js';
 import { aggregateFromRollups } from './reading-rollups.js';
 
@@ -76,6 +77,58 @@ function filtered(db: Executor, filter: ReadingsFilter) {
   return q;
 }
 
+const OFF_TIME = sql<SqlBool>`${sql.raw(OFF_TIME_READING)}`;
+const ON_TIME = sql<SqlBool>`not ${sql.raw(OFF_TIME_READING)}`;
+const FAR = Number.MAX_SAFE_INTEGER;
+
+/** One attribute's readings by observation time: those in `range`, past `after` in `direction` order. */
+interface ObservedWalk {
+  assetSeq: number;
+  attrName: string;
+  range: TimeRange | undefined;
+  direction: 'asc' | 'desc';
+  after?: ReadingKey | undefined;
+  /** Only the first `reach` readings in `direction` order are wanted: the on-time ones are then read within bounds. */
+  reach?: number | undefined;
+}
+
+/**
+ * The readings of an ObservedWalk, every column, unordered: the off-time ones
+ * through their index by observation time, the others through the history's
+ * receive-time order, since each was received within ON_TIME_MS of its
+ * observation (../shared/off-time-readings.ts). When only the first K are
+ * wanted, the on-time ones are read no further than 2 × ON_TIME_MS past the
+ * K-th of them in receive order: K of them were observed by then, so none
+ * received later can be among the first K observed.
+ */
+function byObservation(db: Executor, w: ObservedWalk) {
+  const asc = w.direction === 'asc';
+  const series = db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('attr_name', '=', w.attrName);
+  const observedIn = (q: typeof series): typeof series => {
+    let out = w.range ? q.where('observed_time', '>=', w.range.from).where('observed_time', '<=', w.range.to) : q;
+    const after = w.after;
+    if (after) {
+      const past = asc ? '>' : '<';
+      // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
+      out = out.where('observed_time', asc ? '>=' : '<=', after.time).where((eb) => eb.or([eb('observed_time', past, after.time), eb('seq', past, after.seq)]));
+    }
+    return out;
+  };
+  const offTime = observedIn(series.where(OFF_TIME));
+  let onTime = observedIn(series.where(ON_TIME));
+  const lowest = Math.max(w.range ? w.range.from : -FAR, w.after && asc ? w.after.time : -FAR);
+  const highest = Math.min(w.range ? w.range.to : FAR, w.after && !asc ? w.after.time : FAR);
+  if (lowest > -FAR) onTime = onTime.where('recv_time', '>=', lowest - ON_TIME_MS);
+  if (highest < FAR) onTime = onTime.where('recv_time', '<=', highest + ON_TIME_MS);
+  if (w.reach !== undefined && w.reach > 0) {
+    const kth = onTime.select('recv_time').orderBy('recv_time', w.direction).orderBy('seq', w.direction).limit(1).offset(w.reach - 1);
+    onTime = asc
+      ? onTime.where('recv_time', '<=', sql<number>`coalesce((${kth}), ${sql.lit(FAR)}) + ${sql.lit(2 * ON_TIME_MS)}`)
+      : onTime.where('recv_time', '>=', sql<number>`coalesce((${kth}), ${sql.lit(-FAR)}) - ${sql.lit(2 * ON_TIME_MS)}`);
+  }
+  return offTime.selectAll().unionAll(onTime.selectAll());
+}
+
 /**
  * The selected readings, ascending by receive time. For one attribute the name
  * is not read back: every row would carry the same string, and materializing
@@ -89,17 +142,28 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
       ? mergedReadings(store, filter, 'asc', selection)
       : (await mergedReadings(store, filter, 'desc', { limit: selection.count, offset: 0 })).reverse();
   }
-  const time = timeColumn(filter.timeIndex);
+  if (filter.timeIndex === 'observed') {
+    const observed = (direction: 'asc' | 'desc', reach: number) => store.read
+      .selectFrom(byObservation(store.read, { assetSeq: filter.assetSeq, attrName: only, range: filter.range, direction, reach }).as('r'))
+      .select(['recv_time as recvTime', 'observed_time as observedTime', 'attr_type as attrType', 'attr_value as attrValue'])
+      .orderBy('observed_time', direction).orderBy('seq', direction);
+    const rows = selection.kind === 'page'
+      ? await observed('asc', selection.offset + selection.limit).limit(selection.limit).offset(selection.offset).execute()
+      : (await observed('desc', selection.count).limit(selection.count).execute()).reverse();
+    for (const r of rows as ReadingRecord[]) r.attrName = only;
+    return rows as ReadingRecord[];
+  }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const plain = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
-  const q = filter.timeIndex === 'observed' ? plain.select('observed_time as observedTime') : plain;
+  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
   const rows = selection.kind === 'page'
-    ? await q.orderBy(time).orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
+    ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
-    : (await q.orderBy(time, 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
+    : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
   for (const r of rows as ReadingRecord[]) r.attrName = only;
   return rows as ReadingRecord[];
 }
+
+const RECEIVED_COLUMNS = ['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue'] as const;
 
 /** The most per-attribute walks one statement merges (SQLite allows 500 arms in a compound select). */
 const MERGED_WALKS = 64;
@@ -136,7 +200,6 @@ export async function mergedReadings(
 ): Promise<Array<ReadingRecord & { seq: number }>> {
   const { assetSeq, range, timeIndex, after } = { ...filter, after: page.after };
   const observed = timeIndex === 'observed';
-  const time = timeColumn(timeIndex);
   const order = observed ? 'observedTime' : 'recvTime';
   const names = filter.names ?? await listRecordedAttributes(store, assetSeq);
   if (names.length === 0 || page.limit === 0) return [];
@@ -146,17 +209,22 @@ export async function mergedReadings(
   const past = direction === 'asc' ? '>' : '<';
   const read = await Promise.all(groups.map(async (group) => {
     const walks = group.map((attrName) => {
-      let plain = filtered(store.read, { assetSeq, attrName, range, timeIndex })
-        .select(['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue']);
+      if (observed) {
+        // Unordered as read (byObservation): every store sorts and stops it.
+        const walk = store.read.selectFrom(byObservation(store.read, { assetSeq, attrName, range, direction, after, reach }).as('r'))
+          .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
+        return store.read.selectFrom(walk.as('walk')).selectAll();
+      }
+      let plain = filtered(store.read, { assetSeq, attrName, range, timeIndex }).select(RECEIVED_COLUMNS);
       if (after) {
         // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
-        plain = plain.where(time, direction === 'asc' ? '>=' : '<=', after.time)
-          .where((eb) => eb.or([eb(time, past, after.time), eb('seq', past, after.seq)]));
+        plain = plain.where('recv_time', direction === 'asc' ? '>=' : '<=', after.time)
+          .where((eb) => eb.or([eb('recv_time', past, after.time), eb('seq', past, after.seq)]));
       }
       // The observation time is read only when asked for: the receive-time walk is served by its index alone.
-      const walk = observed || filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
+      const walk = filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
-      const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy(time, direction).orderBy('seq', direction).limit(reach) : walk;
+      const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
       return store.read.selectFrom(stopped.as('walk')).selectAll();
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
@@ -169,11 +237,13 @@ export async function mergedReadings(
   return read.flat().sort((a, b) => sign * (at(a) - at(b) || a.seq - b.seq)).slice(page.offset, reach);
 }
 
-const countRange = (timeIndex: TimeIndex) => new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
-  (db, [assetSeq, attrName, from, to, limit]) => db
-    .selectFrom(filtered(db, { assetSeq, attrName, range: { from, to }, timeIndex }).select(sql<number>`1`.as('one')).limit(limit).as('m'))
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.selectFrom('history_drops').select('drops').where('id', '=', 1).as('drops')]));
-const COUNT_RANGE = { received: countRange('received'), observed: countRange('observed') };
+/** The rows of `counted`, with the count of drops of expired history. */
+const countWithDrops = (db: Executor, counted: AliasedSelectQueryBuilder<{ one: number }, 'm'>) => db.selectFrom(counted)
+  .select((eb) => [eb.fn.countAll<number>().as('n'), eb.selectFrom('history_drops').select('drops').where('id', '=', 1).as('drops')]);
+
+const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
+  (db, [assetSeq, attrName, from, to, limit]) =>
+    countWithDrops(db, filtered(db, { assetSeq, attrName, range: { from, to }, timeIndex: 'received' }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
 
 /**
  * How many readings of one attribute's range there are, counted no further
@@ -185,7 +255,11 @@ export async function countReadings(
   store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number,
 ): Promise<{ readings: number; drops: number }> {
   const { assetSeq, attrName, range } = filter;
-  const [row] = await readPrepared(store, COUNT_RANGE[filter.timeIndex ?? 'received'], [assetSeq, attrName, range.from, range.to, cap + 1]);
+  // By observation time, built each time: its bounds on receive time are computed from the range (byObservation).
+  const [row] = filter.timeIndex === 'observed'
+    ? await countWithDrops(store.read, store.read.selectFrom(byObservation(store.read, { assetSeq, attrName, range, direction: 'asc' }).as('r'))
+      .select(sql<number>`1`.as('one')).limit(cap + 1).as('m')).execute()
+    : await readPrepared(store, COUNT_RANGE, [assetSeq, attrName, range.from, range.to, cap + 1]);
   return { readings: Number(row?.n ?? 0), drops: Number(row?.drops ?? 0) };
 }
 
@@ -221,12 +295,15 @@ export async function aggregateRawReadings(
   const range = filter.range
     ? sql`and ${time} >= ${filter.range.from} and ${time} <= ${filter.range.to}`
     : sql``;
+  const readings = filter.timeIndex === 'observed'
+    ? sql`(${byObservation(store.read, { assetSeq: filter.assetSeq, attrName: filter.attrName, range: filter.range, direction: 'asc' })}) as readings`
+    : sql`readings`;
   // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
   // would repeat the numeric test for the filter and for every aggregate.
   const result = await sql<{ bucket: number; n: number; total: number; least: number; greatest: number }>`
     select bucket, count(v) as n, sum(v) as total, min(v) as least, max(v) as greatest
     from (
-      select (${time} / ${period}) * ${period} as bucket, ${value} as v from readings
+      select (${time} / ${period}) * ${period} as bucket, ${value} as v from ${readings}
       where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} ${range}
       limit ${sql.raw(NO_LIMIT)}
     ) numbers
