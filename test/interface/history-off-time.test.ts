@@ -84,7 +84,7 @@ describeEachStore('history by observation time, readings on time and late mixed'
 
   it('any page, newest N or range of a random mix reads what sorting the readings by observation time gives', async () => {
     const id = 'urn:oc:entity:offtime:environment:random:1';
-    // Sixty readings a minute apart, a third of them pushed 6 to 120 minutes late, the others 0 to 60 s after their observation.
+    // Sixty readings three minutes apart, about half of them pushed 6 to 120 minutes late, the others 0 to 60 s after their observation.
     const [lags] = fc.sample(fc.array(fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.integer({ min: 6 * MIN, max: 120 * MIN })), { minLength: 60, maxLength: 60 }), { seed: 2026, numRuns: 1 });
     const start = T0 + 200 * MIN;
     const readings = lags!.map((lag, i) => ({ received: start + 3 * MIN * i, observed: start + 3 * MIN * i - lag, value: String(i) }));
