@@ -22,7 +22,9 @@ export async function aggregateFromRollups(
   raw: RawAggregate,
 ): Promise<BucketStats[]> {
   const split = splitForRollups(filter.range, granule);
-  const whole = split.whole === undefined ? [] : await wholeBuckets(store, filter, periodMs, granule, split.whole, split.edges.length === 0 ? page : EVERYTHING);
+  // With edges, the page's buckets are among the edges' (at most two) and the first offset + limit whole ones.
+  const reach = { limit: Math.min(EVERYTHING.limit, page.offset + page.limit), offset: 0 };
+  const whole = split.whole === undefined ? [] : await wholeBuckets(store, filter, periodMs, granule, split.whole, split.edges.length === 0 ? page : reach);
   if (split.edges.length === 0) return whole;
   const pieces: BucketStats[] = [];
   for (const range of split.edges) pieces.push(...(await raw(store, { ...filter, range }, granule, EVERYTHING)));
