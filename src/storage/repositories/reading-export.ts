@@ -1,6 +1,6 @@
 import type { TimeIndex, TimeRange } from '../../domain/history-query.js';
 import type { Store } from '../store.js';
-import { listRecordedAttributes, mergedReadings, type ReadingKey, type ReadingRecord } from './readings.js';
+import { listRecordedAttributes, mergedReadings, timeOn, type ReadingKey, type ReadingRecord } from './readings.js';
 
 /**
  * The whole history of an asset (or of one attribute), read a page at a time
@@ -37,6 +37,6 @@ export async function* exportReadings(store: Store, filter: ExportFilter, batch 
     if (page.length > 0) yield page;
     const last = page[page.length - 1];
     if (!last || page.length < batch) return;
-    after = { time: filter.timeIndex === 'observed' ? last.observedTime : last.recvTime, seq: last.seq };
+    after = { time: timeOn(filter.timeIndex, last), seq: last.seq };
   }
 }

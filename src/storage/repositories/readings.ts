@@ -1,8 +1,9 @@
-import { sql, type AliasedSelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type AliasedSelectQueryBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
 import { rollupGranule } from '../../domain/history-rollups.js';
 import type { Executor } from '../ports.js';
+import type { Database } from '../schema.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import { OFF_TIME_READING, ON_TIME_MS } from '../shared/off-time-readings.js';
@@ -48,6 +49,10 @@ export interface ReadingsFilter {
 /** The column of a time index. */
 export const timeColumn = (index: TimeIndex | undefined): 'recv_time' | 'observed_time' => (index === 'observed' ? 'observed_time' : 'recv_time');
 
+/** A reading's time on an index: what it is ordered and paged by. */
+export const timeOn = (index: TimeIndex | undefined, r: { recvTime: number; observedTime?: number | undefined }): number =>
+  (index === 'observed' ? r.observedTime as number : r.recvTime);
+
 const HISTORY_ASSET = new PreparedQuery<[id: string], HistoryAsset>(1, (db, [id]) =>
   db.selectFrom('assets').select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment']).where('id', '=', id));
 
@@ -69,12 +74,19 @@ export async function isRecordedAttribute(store: Store, assetSeq: number, name: 
   return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
-function filtered(db: Executor, filter: ReadingsFilter) {
+/** The readings of the filter's asset (and attribute) received in its range; by observation time, see byObservation. */
+function receivedIn(db: Executor, filter: Omit<ReadingsFilter, 'timeIndex'>) {
   let q = db.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
   if (filter.attrName !== undefined) q = q.where('attr_name', '=', filter.attrName);
-  const time = timeColumn(filter.timeIndex);
-  if (filter.range) q = q.where(time, '>=', filter.range.from).where(time, '<=', filter.range.to);
+  if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
   return q;
+}
+
+/** Only the readings past `key` on `column`, in `direction` order (keyset paging). */
+function pastKey<Q extends SelectQueryBuilder<Database, 'readings', object>>(q: Q, column: 'recv_time' | 'observed_time', key: ReadingKey, direction: 'asc' | 'desc'): Q {
+  const past = direction === 'asc' ? '>' : '<';
+  // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
+  return q.where(column, direction === 'asc' ? '>=' : '<=', key.time).where((eb) => eb.or([eb(column, past, key.time), eb('seq', past, key.seq)])) as Q;
 }
 
 const OFF_TIME = sql<SqlBool>`${sql.raw(OFF_TIME_READING)}`;
@@ -105,14 +117,8 @@ function byObservation(db: Executor, w: ObservedWalk) {
   const asc = w.direction === 'asc';
   const series = db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('attr_name', '=', w.attrName);
   const observedIn = (q: typeof series): typeof series => {
-    let out = w.range ? q.where('observed_time', '>=', w.range.from).where('observed_time', '<=', w.range.to) : q;
-    const after = w.after;
-    if (after) {
-      const past = asc ? '>' : '<';
-      // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
-      out = out.where('observed_time', asc ? '>=' : '<=', after.time).where((eb) => eb.or([eb('observed_time', past, after.time), eb('seq', past, after.seq)]));
-    }
-    return out;
+    const out = w.range ? q.where('observed_time', '>=', w.range.from).where('observed_time', '<=', w.range.to) : q;
+    return w.after ? pastKey(out, 'observed_time', w.after, w.direction) : out;
   };
   const offTime = observedIn(series.where(OFF_TIME));
   let onTime = observedIn(series.where(ON_TIME));
@@ -154,7 +160,7 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
     return rows as ReadingRecord[];
   }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = filtered(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
+  const q = receivedIn(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
   const rows = selection.kind === 'page'
     ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
@@ -206,7 +212,6 @@ export async function mergedReadings(
   const reach = page.offset + page.limit;
   const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
   const single = groups.length === 1;
-  const past = direction === 'asc' ? '>' : '<';
   const read = await Promise.all(groups.map(async (group) => {
     const walks = group.map((attrName) => {
       if (observed) {
@@ -215,12 +220,8 @@ export async function mergedReadings(
           .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
         return store.read.selectFrom(walk.as('walk')).selectAll();
       }
-      let plain = filtered(store.read, { assetSeq, attrName, range, timeIndex }).select(RECEIVED_COLUMNS);
-      if (after) {
-        // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
-        plain = plain.where('recv_time', direction === 'asc' ? '>=' : '<=', after.time)
-          .where((eb) => eb.or([eb('recv_time', past, after.time), eb('seq', past, after.seq)]));
-      }
+      const received = receivedIn(store.read, { assetSeq, attrName, range });
+      const plain = (after ? pastKey(received, 'recv_time', after, direction) : received).select(RECEIVED_COLUMNS);
       // The observation time is read only when asked for: the receive-time walk is served by its index alone.
       const walk = filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
@@ -233,8 +234,7 @@ export async function mergedReadings(
   }));
   if (single) return read[0]!;
   const sign = direction === 'asc' ? 1 : -1;
-  const at = (r: ReadingRecord): number => (observed ? (r.observedTime as number) : r.recvTime);
-  return read.flat().sort((a, b) => sign * (at(a) - at(b) || a.seq - b.seq)).slice(page.offset, reach);
+  return read.flat().sort((a, b) => sign * (timeOn(timeIndex, a) - timeOn(timeIndex, b) || a.seq - b.seq)).slice(page.offset, reach);
 }
 
 /** The rows of `counted`, with the count of drops of expired history. */
@@ -243,7 +243,7 @@ const countWithDrops = (db: Executor, counted: AliasedSelectQueryBuilder<{ one: 
 
 const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
   (db, [assetSeq, attrName, from, to, limit]) =>
-    countWithDrops(db, filtered(db, { assetSeq, attrName, range: { from, to }, timeIndex: 'received' }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
+    countWithDrops(db, receivedIn(db, { assetSeq, attrName, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
 
 /**
  * How many readings of one attribute's range there are, counted no further
