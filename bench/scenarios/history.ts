@@ -92,8 +92,15 @@ function rssOf(pid: number): number {
   }
 }
 
+interface ExportFigures {
+  rows: number;
+  ms: number;
+  peakRss: number;
+  rssBefore: number;
+}
+
 /** Exports a whole asset's history, counting lines, sampling the server's RSS (before, and its peak during the export). */
-async function exportOnce(server: BenchServer, id: string): Promise<{ rows: number; ms: number; peakRss: number; rssBefore: number }> {
+async function exportOnce(server: BenchServer, id: string): Promise<ExportFigures> {
   const url = new URL(`${server.url}/datasource/${id}/export`);
   const rssBefore = rssOf(server.pid);
   let peakRss = rssBefore;
@@ -121,7 +128,7 @@ async function exportOnce(server: BenchServer, id: string): Promise<{ rows: numb
 }
 
 /** The second of two exports of the asset (the first warms the server up), with the peak RSS of both. */
-async function exportTwice(server: BenchServer, id: string): Promise<Awaited<ReturnType<typeof exportOnce>>> {
+async function exportTwice(server: BenchServer, id: string): Promise<ExportFigures> {
   const first = await exportOnce(server, id);
   const second = await exportOnce(server, id);
   return { ...second, peakRss: Math.max(first.peakRss, second.peakRss), rssBefore: first.rssBefore };
@@ -135,7 +142,7 @@ interface SizeFigures {
   last24h: Latencies;
   hourlyYear: Latencies;
   daily100: Latencies;
-  export: { rows: number; ms: number; peakRss: number; rssBefore: number };
+  export: ExportFigures;
   expiry: ExpiryStall;
 }
 
