@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { LoadResult } from '../types.js';
+import { pacedLoad } from './paced-load.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
@@ -32,7 +33,10 @@ export interface LoadOptions {
   warmupSeconds?: number;
   /** The status every response should carry (default 200); others count as errors. */
   expectStatus?: number | number[];
-  /** Requests per second over all connections at most (default: as fast as the server answers). */
+  /**
+   * Requests per second, evenly spaced and sent whether or not the ones before
+   * were answered (./paced-load.ts); default: as fast as the server answers.
+   */
   overallRate?: number;
 }
 
@@ -67,7 +71,6 @@ function run(options: LoadOptions, requests: autocannon.Request[] | undefined, d
       body: options.body,
       requests,
       connections: options.connections ?? 32,
-      ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
       duration: durationSeconds,
       timeout: 10,
     }, (error, result) => {
@@ -101,12 +104,30 @@ export function toLoadResult(result: autocannon.Result, expectStatus: number | n
   };
 }
 
-/** Drives a server with autocannon for a bounded time, after a short warm-up. */
+/** The requests of a paced load, one after the other, from one running counter. */
+function requestSource(requests: LoadOptions['requests']): () => RequestSpec {
+  let counter = 0;
+  if (requests === undefined) return () => ({});
+  if (Array.isArray(requests)) return () => requests[counter++ % requests.length] ?? {};
+  return () => requests(counter++);
+}
+
+/** Drives a server for a bounded time, after a short warm-up: with autocannon, or paced at `overallRate`. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  const warmup = options.warmupSeconds ?? benchWarmup();
+  const duration = options.durationSeconds ?? benchDuration();
+  if (options.overallRate !== undefined) {
+    const paced = {
+      url: options.url, method: options.method ?? 'GET', headers: options.headers ?? {}, body: options.body, next: requestSource(options.requests),
+      rate: options.overallRate, connections: options.connections ?? 32,
+      expectStatus: new Set(Array.isArray(options.expectStatus) ? options.expectStatus : [options.expectStatus ?? 200]),
+    };
+    if (warmup > 0) await pacedLoad({ ...paced, durationSeconds: warmup });
+    return pacedLoad({ ...paced, durationSeconds: duration });
+  }
   // One request source for warm-up and measurement: a counter keeps running, so ids made during the warm-up are not made again.
   const requests = toAutocannonRequests(options.requests);
-  const warmup = options.warmupSeconds ?? benchWarmup();
   if (warmup > 0) await run(options, requests, warmup);
-  const result = await run(options, requests, options.durationSeconds ?? benchDuration());
+  const result = await run(options, requests, duration);
   return toLoadResult(result, options.expectStatus ?? 200);
 }
