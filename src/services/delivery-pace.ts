@@ -3,21 +3,31 @@ import { performance } from 'node:perf_hooks';
 /**
  * Keeps delivery from starving the requests the server answers: both run on
  * one event loop, and a backlog of notifications would otherwise take all of
- * it. Every LOOK_MS the pace looks at how busy the loop was. Once it has been
- * saturated for SATURATED_LOOKS looks in a row, the rate at which
- * notifications may start is lowered below what started (never under
- * FLOOR_PER_S); while it has room, the rate is raised again, and past
- * CEILING_PER_S it is unbounded. Notifications beyond the rate wait, in order.
- * A quiet server delivers at full speed; one saturated by requests delivers
- * slowly (nothing is lost: the cursors wait) until it has room again. A busy
- * moment (a collection of garbage, a burst of changes) holds nothing back:
- * cutting delivery for it would only leave a backlog that every later
- * notification waits behind.
+ * it. Every LOOK_MS the pace looks at how busy the loop was and how many
+ * writes were under way on average. The loop is saturated past SATURATED; it
+ * is already past SATURATED_FOR_WRITES while writes pile up (WAITING_WRITES
+ * under way on average: requests wait for their answers, and whatever the
+ * loop gives delivery it takes from them and from the cores the store's
+ * writers need). Once it has been saturated for SATURATED_LOOKS looks in a
+ * row, the rate at which notifications may start is lowered below what
+ * started (never under FLOOR_PER_S); while it has room, the rate is raised
+ * again, and past CEILING_PER_S
+ * it is unbounded. Notifications beyond the rate wait, in order. A quiet
+ * server delivers at full speed, and so does one whose own requests have
+ * room (delivery catching up may take the loop near its bound); one saturated
+ * by requests delivers slowly (nothing is lost: the cursors wait) until it
+ * has room again. A busy moment (a collection of garbage, a burst of changes)
+ * holds nothing back: cutting delivery for it would only leave a backlog
+ * that every later notification waits behind.
  */
 
 const LOOK_MS = 100;
 /** The share of its time the loop may be busy before delivery gives way. */
 const SATURATED = 0.9;
+/** The same while writes pile up. */
+const SATURATED_FOR_WRITES = 0.75;
+/** Writes under way on average that are piling up: a server with room has a few at a time. */
+const WAITING_WRITES = 24;
 /** Looks in a row the loop must be saturated before delivery gives way. */
 const SATURATED_LOOKS = 3;
 /** Notifications a second that start however busy the loop. */
@@ -32,10 +42,15 @@ export interface PaceSignals {
   now(): number;
   /** The share of the time since the last call the event loop was busy (0 to 1). */
   busy(): number;
+  /** The mean number of writes under way since the last call. */
+  writes(): number;
 }
 
-function loopSignals(): PaceSignals {
+/** The server's signals: its event loop, and `writeTimeMs`, the time writes spent in the store's pipeline (summed, growing). */
+export function serverSignals(writeTimeMs: () => number): PaceSignals {
   let last = performance.eventLoopUtilization();
+  let lastAt = performance.now();
+  let lastWriteTime = writeTimeMs();
   return {
     now: () => performance.now(),
     busy() {
@@ -43,6 +58,14 @@ function loopSignals(): PaceSignals {
       const share = performance.eventLoopUtilization(current, last).utilization;
       last = current;
       return share;
+    },
+    writes() {
+      const at = performance.now();
+      const writeTime = writeTimeMs();
+      const mean = at > lastAt ? (writeTime - lastWriteTime) / (at - lastAt) : 0;
+      lastAt = at;
+      lastWriteTime = writeTime;
+      return mean;
     },
   };
 }
@@ -60,7 +83,7 @@ export class DeliveryPace {
   private releaser: ReturnType<typeof setTimeout> | undefined;
   private looker: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly signals: PaceSignals = loopSignals()) {
+  constructor(private readonly signals: PaceSignals) {
     this.refilledAt = signals.now();
     this.lookedAt = this.refilledAt;
   }
@@ -89,14 +112,15 @@ export class DeliveryPace {
   look(): void {
     const now = this.signals.now();
     const busy = this.signals.busy();
+    const bound = this.signals.writes() >= WAITING_WRITES ? SATURATED_FOR_WRITES : SATURATED;
     const startedPerS = (this.started * 1000) / Math.max(1, now - this.lookedAt);
     this.started = 0;
     this.lookedAt = now;
-    this.saturatedLooks = busy > SATURATED ? this.saturatedLooks + 1 : 0;
+    this.saturatedLooks = busy > bound ? this.saturatedLooks + 1 : 0;
     if (this.saturatedLooks >= SATURATED_LOOKS) {
       // Saturated without delivery in it: the rate stays as it is.
       if (this.waiting.length > 0 || startedPerS > 0) this.rate = Math.max(FLOOR_PER_S, Math.min(this.rate, startedPerS) * 0.7);
-    } else if (busy <= SATURATED && this.rate !== Number.POSITIVE_INFINITY) {
+    } else if (busy <= bound && this.rate !== Number.POSITIVE_INFINITY) {
       this.rate *= 1.5;
       if (this.rate > CEILING_PER_S) this.rate = Number.POSITIVE_INFINITY;
     }

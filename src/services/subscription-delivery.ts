@@ -16,7 +16,7 @@ import {
 import type { Store } from '../storage/store.js';
 import { DeliveryReads, type KnownAsset } from './delivery-reads.js';
 import { Notifier } from './notifier.js';
-import { DeliveryPace } from './delivery-pace.js';
+import { DeliveryPace, serverSignals } from './delivery-pace.js';
 import { DeliveryCursor } from '../domain/delivery-cursor.js';
 import type { Timers } from '../domain/timers.js';
 
@@ -507,7 +507,7 @@ export class SubscriptionDelivery {
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   readonly notifier: Notifier;
   readonly reads: DeliveryReads;
-  readonly pace = new DeliveryPace();
+  readonly pace: DeliveryPace;
   readonly metrics: DeliveryMetrics | undefined;
   private readonly workers = new Map<string, Worker>();
   private refreshing: Promise<void> | undefined;
@@ -523,6 +523,7 @@ export class SubscriptionDelivery {
   constructor(readonly options: DeliveryOptions) {
     this.notifier = new Notifier(options.policy, options.timeoutMs);
     this.reads = new DeliveryReads(options.store, PAGE);
+    this.pace = new DeliveryPace(serverSignals(() => options.store.writes.writeTimeMs()));
     const registry = options.registry;
     if (registry) {
       const labelNames = ['subscription', 'destination'] as const;

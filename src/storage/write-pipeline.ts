@@ -33,6 +33,11 @@ export class WritePipeline {
   private groups = 0;
   /** Armed while writes wait for their turn behind a batch under way. */
   private expiry: NodeJS.Timeout | undefined;
+  /** Writes submitted and not yet answered. */
+  private inProgress = 0;
+  /** The milliseconds every write answered spent in the pipeline, summed, up to `summedAt`. */
+  private summedMs = 0;
+  private summedAt = performance.now();
 
   constructor(
     private readonly committer: BatchCommitter,
@@ -60,6 +65,7 @@ export class WritePipeline {
   writeAll(writes: readonly AssetWrite[]): Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>> {
     const group = ++this.groups;
     const queuedAt = performance.now();
+    this.counted(writes.length);
     const written = writes.map((item) => new Promise<unknown>((resolve, reject) => this.pending.push({ item, group, resolve, reject, queuedAt })));
     this.schedule();
     return Promise.allSettled(written) as Promise<Array<PromiseSettledResult<AssetWriteResult<AssetWrite>>>>;
@@ -71,10 +77,29 @@ export class WritePipeline {
   }
 
   private enqueue(item: BatchItem): Promise<unknown> {
+    this.counted(1);
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject, queuedAt: performance.now() });
       this.schedule();
     });
+  }
+
+  /**
+   * The time writes have spent in the pipeline (queued or committing), summed
+   * over every write since it began, in milliseconds: over an interval, its
+   * growth divided by the interval is the mean number of writes under way,
+   * a handful for a server with room, its whole concurrency for one whose
+   * writes wait (../services/delivery-pace.ts).
+   */
+  writeTimeMs(): number {
+    return this.summedMs + this.inProgress * (performance.now() - this.summedAt);
+  }
+
+  private counted(change: number): void {
+    const now = performance.now();
+    this.summedMs += this.inProgress * (now - this.summedAt);
+    this.summedAt = now;
+    this.inProgress += change;
   }
 
   /** Resolves once everything queued so far has been committed or rejected. */
@@ -115,7 +140,9 @@ export class WritePipeline {
       const now = performance.now();
       let expired = 0;
       while (expired < this.pending.length && now - (this.pending[expired] as Pending).queuedAt >= this.queueTimeoutMs) expired++;
-      for (const p of this.pending.splice(0, expired)) p.reject(notSentInTime());
+      const refused = this.pending.splice(0, expired);
+      this.counted(-refused.length);
+      for (const p of refused) p.reject(notSentInTime());
       if (this.pending.length > 0) this.armExpiry();
     }, Math.max(0, oldest + this.queueTimeoutMs - performance.now()));
   }
@@ -141,11 +168,15 @@ export class WritePipeline {
         if (lastChange !== undefined) this.onChangesCommitted(lastChange);
         this.answer(batch, outcomes);
       }),
-      (error: unknown) => settled(() => batch.forEach((p) => p.reject(error))),
+      (error: unknown) => settled(() => {
+        this.counted(-batch.length);
+        batch.forEach((p) => p.reject(error));
+      }),
     );
   }
 
   private answer(batch: readonly Pending[], outcomes: CommittedBatch['outcomes']): void {
+    this.counted(-batch.length);
     batch.forEach((p, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) p.resolve(outcome.value);

@@ -4,7 +4,7 @@ import { DeliveryPace } from '../../src/services/delivery-pace.js';
 
 /** The pace's view of the loop, set by the test. */
 const signals = () => {
-  const s = { at: 0, load: 0, now: () => s.at, busy: () => s.load };
+  const s = { at: 0, load: 0, writing: 0, now: () => s.at, busy: () => s.load, writes: () => s.writing };
   return s;
 };
 
@@ -58,6 +58,26 @@ describe('delivery pace', () => {
     }
     assert.equal(pace.allowed, Number.POSITIVE_INFINITY);
     await Promise.all(held);
+    pace.close();
+  });
+
+  it('gives way sooner while writes pile up: a loop 80% busy holds delivery back only then', () => {
+    const loop = signals();
+    const pace = new DeliveryPace(loop);
+    loop.load = 0.8;
+    loop.writing = 3;
+    const threeLooks = () => {
+      for (let look = 0; look < 3; look++) {
+        for (let i = 0; i < 500; i++) pace.take();
+        loop.at += 100;
+        pace.look();
+      }
+    };
+    threeLooks();
+    assert.equal(pace.allowed, Number.POSITIVE_INFINITY, 'a few writes under way: the loop has room for its requests');
+    loop.writing = 60;
+    threeLooks();
+    assert.ok(pace.allowed < 5000, `${pace.allowed} a second with 60 writes under way and the loop 80% busy`);
     pace.close();
   });
 });

@@ -92,6 +92,22 @@ describe('write pipeline', () => {
     assert.equal(batches.length, 2);
   });
 
+  it('sums the time writes spend in it, answered or failed, and nothing while none is under way', async () => {
+    let calls = 0;
+    const { committer } = laterCommits(async (items) => {
+      if (calls++ === 0) throw new Error('disk full');
+      return double(items);
+    });
+    const pipeline = new WritePipeline(committer);
+    assert.equal(pipeline.writeTimeMs(), 0);
+    await Promise.allSettled([1, 2].map((n) => submit(pipeline, n)));
+    await Promise.all([3, 4, 5].map((n) => submit(pipeline, n)));
+    const spent = pipeline.writeTimeMs();
+    assert.ok(spent > 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(pipeline.writeTimeMs(), spent);
+  });
+
   it('splits a very large batch', async () => {
     const { committer, batches } = laterCommits(double);
     const pipeline = new WritePipeline(committer);
