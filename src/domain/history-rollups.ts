@@ -7,12 +7,31 @@ import type { TimeRange } from './history-query.js';
  * An aggregation whose period is a whole number of hours reads them instead
  * of the raw readings: its buckets (epoch-aligned multiples of the period)
  * are made of whole hours, or of whole days when the period is whole days.
+ *
+ * The write path keeps the hours current. A day's rollup is built from its
+ * hours once the day has ended (rollups are by receive time, so an ended
+ * day no longer changes): the store keeps the day before which every day is
+ * built, and a daily answer reads the built days before it and the hours of
+ * the days after it. A reading received for a day already built (a clock set
+ * back, a bulk load) adds to that day's rollup as it is written.
  */
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** The periods rolled up, each a granule of the periods built from it. */
 export const ROLLUP_PERIODS_MS = [HOUR_MS, DAY_MS] as const;
+
+/**
+ * How long after a day ends its rollup is built from its hours: longer than
+ * any write received during the day may take to commit (STORE_TIMEOUT bounds
+ * them), so that the hours are complete.
+ */
+export const BUILD_DAY_AFTER_MS = 10 * 60_000;
+
+/** The start of the first day whose rollup may not be built yet at `now`: every day before it ended BUILD_DAY_AFTER_MS ago. */
+export function daysBuildableBefore(now: number): number {
+  return Math.floor((now - BUILD_DAY_AFTER_MS) / DAY_MS) * DAY_MS;
+}
 
 /** The rollup a period of this length is built from (days when it is whole days), or undefined when it is not whole hours. */
 export function rollupGranule(periodMs: number): number | undefined {
@@ -90,14 +109,17 @@ export interface RolledReading {
 /**
  * What a batch's readings, in write order, add to the rollups: numeric ones
  * only (isNumericValue), summed in write order; first and last by receive
- * time, ties going to the first and the last written.
+ * time, ties going to the first and the last written. Every reading adds to
+ * its hour; to its day only when received before `daysBuiltBefore` (the day
+ * was already built from its hours).
  */
-export function rollupDeltas(readings: readonly RolledReading[]): RollupDelta[] {
+export function rollupDeltas(readings: readonly RolledReading[], daysBuiltBefore: number): RollupDelta[] {
   const deltas = new Map<string, RollupDelta>();
   for (const r of readings) {
     if (!isNumericValue(r.value)) continue;
     const v = Number(r.value);
     for (const periodMs of ROLLUP_PERIODS_MS) {
+      if (periodMs === DAY_MS && r.recvTime >= daysBuiltBefore) continue;
       const bucket = Math.floor(r.recvTime / periodMs) * periodMs;
       const key = `${r.seq}\u0000${r.name}\u0000${periodMs}\u0000${bucket}`;
       const d = deltas.get(key);

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { effectiveRetentionMs, readingsExpireBefore, rollupsExpireBefore } from '../domain/history-retention.js';
 import { ROLLUP_PERIODS_MS } from '../domain/history-rollups.js';
 import { dropExpiredReadings, dropExpiredRollups, listSiteRetentions } from '../storage/repositories/history-retention.js';
+import { buildEndedDays } from '../storage/repositories/reading-rollups.js';
 import type { Store } from '../storage/store.js';
 
 /** How often expired history is looked for. */
@@ -16,16 +17,22 @@ export interface HistoryRetention {
 }
 
 export interface PrunedHistory {
+  /** Days whose rollups were built from their hours. */
+  days: number;
   readings: number;
   rollups: number;
 }
 
 /**
- * Drops, once, what has expired at `now`: each site's raw readings older
- * than its retention, and the rollups older than theirs (the rollups of
- * dropped readings stay until then). Every write is short (../storage/repositories/history-retention.ts).
+ * Keeps history, once, as it should be at `now`: builds the rollups of the
+ * days that have ended from their hours (first, so that no hour is dropped
+ * before its day is built), then drops what has expired: each site's raw
+ * readings older than its retention, and the rollups older than theirs (the
+ * rollups of dropped readings stay until then). Every write is short
+ * (../storage/repositories/history-retention.ts, reading-rollups.ts).
  */
 export async function pruneHistory(store: Store, now: number, retention: HistoryRetention, stopped: () => boolean = () => false): Promise<PrunedHistory> {
+  const days = await buildEndedDays(store, now, stopped);
   let readings = 0;
   for (const { site, retention: own } of await listSiteRetentions(store)) {
     if (stopped()) break;
@@ -37,7 +44,7 @@ export async function pruneHistory(store: Store, now: number, retention: History
     const before = rollupsExpireBefore(now, retention.rollupRetentionMs, periodMs);
     if (before !== undefined && !stopped()) rollups += await dropExpiredRollups(store, periodMs, before, stopped);
   }
-  return { readings, rollups };
+  return { days, readings, rollups };
 }
 
 export interface HistoryPruning {

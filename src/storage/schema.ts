@@ -25,6 +25,7 @@ export interface Database {
   site_retention: SiteRetentionTable;
   history_drops: HistoryDropsTable;
   reading_rollups: ReadingRollupTable;
+  rollup_days: RollupDaysTable;
   sign_in_addresses: SignInAddressTable;
 }
 
@@ -248,6 +249,12 @@ export interface HistoryDropsTable {
  * The hourly and daily rollup of one series (asset, attribute): its numeric
  * readings by receive time, kept current in the transaction that writes them.
  */
+/** One row: the day before which every day's rollup is built from its hours (src/storage/shared/reading-rollups.ts). */
+export interface RollupDaysTable {
+  id: number;
+  built_before: number;
+}
+
 export interface ReadingRollupTable {
   asset_seq: number;
   attr_name: string;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { aggregateBucket, type AggregationMethod } from '../../src/domain/aggregation.js';
 import { pruneHistory } from '../../src/services/history-pruning.js';
+import { buildEndedDays } from '../../src/storage/repositories/reading-rollups.js';
 import { aggregateRawReadings, findHistoryAsset } from '../../src/storage/repositories/readings.js';
 import { HistorySite, temperature } from '../helpers/history-site.js';
 import { describeEachStore } from '../helpers/platform.js';
@@ -133,6 +134,34 @@ describeEachStore('rollups answer aggregations of whole hours exactly as the raw
         }
       }
     }
+  });
+
+  it('each day is built from its hours once it has ended, answering as before; a reading received later for a built day still counts', async () => {
+    const store = platform().ctx.store;
+    const late: Series = { asset: 'urn:oc:entity:rollups:environment:late:1', exact: true, times: [T0 + 3 * HOUR, T0 + DAY + 4 * HOUR], values: ['1.5', '2.25'] };
+    await site.create(late.asset, temperature(late.values[0]), late.times[0]!);
+    await site.update(late.asset, temperature(late.values[1]), late.times[1]!);
+    // A day is built ten minutes after it ends, not sooner; then the days up to the one that ended.
+    assert.equal(await buildEndedDays(store, T0 + DAY + 9 * MIN), 0);
+    assert.equal(await buildEndedDays(store, T0 + DAY + 10 * MIN), 1);
+    assert.equal(await buildEndedDays(store, T0 + 3 * DAY + 10 * MIN), 2);
+    const days = await store.read.selectFrom('reading_rollups').select('bucket').distinct().where('period_ms', '=', DAY).orderBy('bucket').execute();
+    assert.deepEqual(days.map((d) => Number(d.bucket)), [T0, T0 + DAY, T0 + 2 * DAY]);
+    for (const s of series) {
+      for (const [period] of PERIODS) {
+        for (const range of ranges) {
+          const url = query(s, period, range);
+          assert.deepEqual(await answer(url), remembered.get(url), url);
+        }
+      }
+    }
+    // Received after its day was built (a clock set back): it adds to the day as it is written.
+    await site.update(late.asset, temperature('-4.75'), T0 + 5 * HOUR);
+    for (const [period, periodMs] of PERIODS) {
+      for (const range of ranges.slice(0, 3)) same(late, await answer(query(late, period, range)), await raw(late, periodMs, range), `${late.asset} ${period}`);
+    }
+    const first = await answer(query(late, 'day', undefined));
+    assert.deepEqual(first.map((b) => b.count), [2, 1]);
   });
 
   it('the rollups stay when the raw readings expire: whole hours and days are answered as before', async () => {

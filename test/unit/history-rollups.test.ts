@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DAY_MS, HOUR_MS, foldIntoBuckets, rollupDeltas, rollupGranule, splitForRollups } from '../../src/domain/history-rollups.js';
+import { DAY_MS, HOUR_MS, daysBuildableBefore, foldIntoBuckets, rollupDeltas, rollupGranule, splitForRollups } from '../../src/domain/history-rollups.js';
 
 describe('history rollups', () => {
   it('periods of whole days read daily rollups, of whole hours hourly ones, any other none', () => {
@@ -34,7 +34,7 @@ describe('history rollups', () => {
     ]);
   });
 
-  it("a batch's numeric readings add to their hour and day: sums in write order, first and last by time, ties to the first and last written", () => {
+  it("a batch's numeric readings add to their hour and, for a day already built, to their day: sums in write order, first and last by time, ties to the first and last written", () => {
     const at = 5 * HOUR_MS;
     const deltas = rollupDeltas([
       { seq: 1, name: 't', recvTime: at + 10, value: '2' },
@@ -44,7 +44,7 @@ describe('history rollups', () => {
       { seq: 1, name: 't', recvTime: at + 20, value: 'n/a' },
       { seq: 1, name: 'TimeInstant', recvTime: at, value: '2026-01-01T00:00:00.000Z' },
       { seq: 2, name: 't', recvTime: at + HOUR_MS, value: '1e2' },
-    ]);
+    ], DAY_MS);
     const hour = { assetSeq: 1, attrName: 't', periodMs: HOUR_MS, bucket: at, count: 4, sum: 2 + 1.5 + 7 - 3, min: -3, max: 7, firstTime: at, firstValue: 1.5, lastTime: at + 10, lastValue: -3 };
     assert.deepEqual(deltas, [
       hour,
@@ -52,5 +52,16 @@ describe('history rollups', () => {
       { assetSeq: 2, attrName: 't', periodMs: HOUR_MS, bucket: at + HOUR_MS, count: 1, sum: 100, min: 100, max: 100, firstTime: at + HOUR_MS, firstValue: 100, lastTime: at + HOUR_MS, lastValue: 100 },
       { assetSeq: 2, attrName: 't', periodMs: DAY_MS, bucket: 0, count: 1, sum: 100, min: 100, max: 100, firstTime: at + HOUR_MS, firstValue: 100, lastTime: at + HOUR_MS, lastValue: 100 },
     ]);
+  });
+
+  it('a reading adds to its day only when the day was already built from its hours', () => {
+    const reading = { seq: 1, name: 't', recvTime: DAY_MS + 5, value: '3' };
+    assert.deepEqual(rollupDeltas([reading], DAY_MS).map((d) => d.periodMs), [HOUR_MS]);
+    assert.deepEqual(rollupDeltas([reading], 2 * DAY_MS).map((d) => d.periodMs), [HOUR_MS, DAY_MS]);
+  });
+
+  it('a day is built from its hours once it ended ten minutes ago', () => {
+    assert.equal(daysBuildableBefore(3 * DAY_MS + 10 * 60_000 - 1), 2 * DAY_MS);
+    assert.equal(daysBuildableBefore(3 * DAY_MS + 10 * 60_000), 3 * DAY_MS);
   });
 });

@@ -9,7 +9,7 @@ import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domai
 import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
-import { ROLLUP_COLUMNS, ROLLUP_MERGE, rollupColumns } from '../shared/reading-rollups.js';
+import { ROLLUP_COLUMNS, ROLLUP_MERGE, keepsDelta, rollupColumns } from '../shared/reading-rollups.js';
 
 /**
  * PostgreSQL's asset writes. Each statement is a round trip, so a batch takes
@@ -31,7 +31,8 @@ import { ROLLUP_COLUMNS, ROLLUP_MERGE, rollupColumns } from '../shared/reading-r
  * The CTE that merges a batch's rollup deltas (ROLLUP_COLUMNS, one array each
  * from parameter \`$first\`) into the rollups, inside the batch's statement:
  * the rollups cost no round trip of their own. \`key\` is the type of the first
- * array and \`join\` turns it into the asset's seq.
+ * array and \`join\` turns it into the asset's seq. Of the days, only those
+ * already built from their hours are written (../shared/reading-rollups.ts).
  */
 const rolledUp = (first: number, key: 'int8' | 'text', join: { from: string; seq: string }): string => {
   const types = [key, 'text', 'int8', 'int8', 'int8', 'float8', 'float8', 'float8', 'int8', 'float8', 'int8', 'float8'];
@@ -40,6 +41,7 @@ const rolledUp = (first: number, key: 'int8' | 'text', join: { from: string; seq
   insert into reading_rollups (${ROLLUP_COLUMNS.join(', ')})
   select ${join.seq}, ${ROLLUP_COLUMNS.slice(1).map((c) => `d.${c}`).join(', ')}
   from unnest(${params}) as d(${ROLLUP_COLUMNS.join(', ')})${join.from}
+  where ${keepsDelta('d')}
   on conflict (asset_seq, attr_name, period_ms, bucket) do update set ${ROLLUP_MERGE}
 )`;
 };

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { openBulkWriter } from '../open-store.js';
-import { rebuildRollups } from '../shared/reading-rollups.js';
+import { leaveLatestDayOpen, rebuildRollups } from '../shared/reading-rollups.js';
 import { Store } from '../store.js';
 
 export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
@@ -74,6 +74,7 @@ export async function rebuildDerivedTables(store: Store): Promise<void> {
       select distinct type, '' from assets where true
       on conflict (id) do nothing`.execute(trx);
     await rebuildRollups(trx, store.dialect.readings.numericValue());
+    await leaveLatestDayOpen(trx);
   });
 }
 
