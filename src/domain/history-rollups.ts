@@ -1,5 +1,5 @@
 import { isNumericValue, type BucketStats } from './aggregation.js';
-import type { TimeRange } from './history-query.js';
+import type { TimeIndex, TimeRange } from './history-query.js';
 
 /**
  * Hourly and daily rollups of each series (asset, attribute): the count, sum,
@@ -38,6 +38,11 @@ export function rollupGranule(periodMs: number): number | undefined {
   if (periodMs % DAY_MS === 0) return DAY_MS;
   if (periodMs % HOUR_MS === 0) return HOUR_MS;
   return undefined;
+}
+
+/** The rollup an aggregation is answered from, or undefined when it reads the raw readings (rollups are by receive time). */
+export function rollupGranuleOf(periodMs: number, timeIndex: TimeIndex | undefined): number | undefined {
+  return timeIndex === 'observed' ? undefined : rollupGranule(periodMs);
 }
 
 /**

@@ -64,9 +64,13 @@ describe('answers kept up to a number of bytes', () => {
 describe('which history answers are kept', () => {
   const range = { from: 0, to: 1000 };
   it('keeps ranges only, counting up to twice what the page reaches', () => {
-    assert.equal(countCap({ kind: 'readings', range: undefined, selection: { kind: 'page', limit: 10, offset: 0 }, valuesOnly: false }), undefined);
-    assert.equal(countCap({ kind: 'readings', range, selection: { kind: 'page', limit: 100, offset: 50 }, valuesOnly: false }), 300);
-    assert.equal(countCap({ kind: 'readings', range, selection: { kind: 'newest', count: 10 }, valuesOnly: true }), 20);
-    assert.equal(countCap({ kind: 'aggregates', range, aggregation: { method: 'avg', period: 'hour', periodMs: 3_600_000 }, page: { limit: 10, offset: 0 } }), 50_000);
+    assert.equal(countCap({ kind: 'readings', range: undefined, selection: { kind: 'page', limit: 10, offset: 0 }, valuesOnly: false }, undefined), undefined);
+    assert.equal(countCap({ kind: 'readings', range, selection: { kind: 'page', limit: 100, offset: 50 }, valuesOnly: false }, undefined), 300);
+    assert.equal(countCap({ kind: 'readings', range, selection: { kind: 'newest', count: 10 }, valuesOnly: true }, 'observed'), 20);
+    // Aggregates of raw readings are kept; those of the rollups are read again, a row an hour.
+    const hourly = { kind: 'aggregates' as const, range, aggregation: { method: 'avg' as const, period: 'hour', periodMs: 3_600_000 }, page: { limit: 10, offset: 0 } };
+    assert.equal(countCap(hourly, undefined), undefined);
+    assert.equal(countCap(hourly, 'observed'), 50_000);
+    assert.equal(countCap({ ...hourly, aggregation: { method: 'avg', period: 'PT5M', periodMs: 300_000 } }, undefined), 50_000);
   });
 });

@@ -1,4 +1,5 @@
-import type { HistoryQuery } from '../../domain/history-query.js';
+import type { HistoryQuery, TimeIndex } from '../../domain/history-query.js';
+import { rollupGranuleOf } from '../../domain/history-rollups.js';
 import { ByteBoundedLru } from '../../http/byte-bounded-lru.js';
 import { countReadings, type ReadingsFilter } from '../../storage/repositories/readings.js';
 import type { Store } from '../../storage/store.js';
@@ -6,7 +7,7 @@ import type { Store } from '../../storage/store.js';
 /** Bytes of answers kept at most, and the largest answer worth keeping. */
 const MAX_BYTES = 32 * 1024 * 1024;
 const MAX_ANSWER_BYTES = 1024 * 1024;
-/** Aggregates read every reading of their range: a count of up to this many still costs less. */
+/** Aggregates of the raw readings read every reading of their range: a count of up to this many still costs less. */
 const AGGREGATE_COUNT_CAP = 50_000;
 
 interface Kept {
@@ -20,12 +21,14 @@ interface Kept {
 /**
  * How many readings of the range may be counted to check a kept answer, or
  * undefined when the answer is not kept: without a range (the newest readings
- * move), or where counting the range would cost more than reading the page
- * again (a long range, of which the page reads the start).
+ * move), or where counting the range would cost more than reading the answer
+ * again (a long range, of which the page reads the start; aggregates answered
+ * from the rollups, which read a row an hour or a day where the count would
+ * walk every reading).
  */
-export function countCap(query: HistoryQuery): number | undefined {
+export function countCap(query: HistoryQuery, timeIndex: TimeIndex | undefined): number | undefined {
   if (query.range === undefined) return undefined;
-  if (query.kind === 'aggregates') return AGGREGATE_COUNT_CAP;
+  if (query.kind === 'aggregates') return rollupGranuleOf(query.aggregation.periodMs, timeIndex) === undefined ? AGGREGATE_COUNT_CAP : undefined;
   const { selection } = query;
   return 2 * (selection.kind === 'page' ? selection.offset + selection.limit : selection.count);
 }
@@ -48,7 +51,7 @@ export class HistoryAnswers {
   private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => k.body.length);
 
   async answer(store: Store, filter: ReadingsFilter & { attrName: string }, query: HistoryQuery, key: string, read: () => Promise<Buffer>): Promise<Buffer> {
-    const cap = countCap(query);
+    const cap = countCap(query, filter.timeIndex);
     const { range } = filter;
     if (cap === undefined || range === undefined) return read();
     const { readings, drops } = await countReadings(store, { ...filter, range }, cap);

@@ -1,7 +1,7 @@
 import { sql, type AliasedSelectQueryBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
-import { rollupGranule } from '../../domain/history-rollups.js';
+import { rollupGranuleOf } from '../../domain/history-rollups.js';
 import type { Executor } from '../ports.js';
 import type { Database } from '../schema.js';
 import { PreparedQuery } from '../prepared-query.js';
@@ -276,7 +276,7 @@ const NO_LIMIT = '9223372036854775807';
 export async function aggregateReadings(
   store: Store, filter: ReadingsFilter & { attrName: string }, periodMs: number, page: { limit: number; offset: number },
 ): Promise<BucketStats[]> {
-  const granule = filter.timeIndex === 'observed' ? undefined : rollupGranule(periodMs);
+  const granule = rollupGranuleOf(periodMs, filter.timeIndex);
   return granule === undefined
     ? aggregateRawReadings(store, filter, periodMs, page)
     : aggregateFromRollups(store, filter, periodMs, granule, page, aggregateRawReadings);
