@@ -11,14 +11,13 @@ import { performance } from 'node:perf_hooks';
  * writers need). Once it has been saturated for SATURATED_LOOKS looks in a
  * row, the rate at which notifications may start is lowered below what
  * started (never under FLOOR_PER_S); while it has room, the rate is raised
- * again, and past CEILING_PER_S
- * it is unbounded. Notifications beyond the rate wait, in order. A quiet
- * server delivers at full speed, and so does one whose own requests have
- * room (delivery catching up may take the loop near its bound); one saturated
- * by requests delivers slowly (nothing is lost: the cursors wait) until it
- * has room again. A busy moment (a collection of garbage, a burst of changes)
- * holds nothing back: cutting delivery for it would only leave a backlog
- * that every later notification waits behind.
+ * again, and past CEILING_PER_S it is unbounded. Notifications beyond the
+ * rate wait, in order. A quiet server delivers at full speed, and so does one
+ * whose own requests have room (delivery catching up may take the loop near
+ * its bound); one saturated by requests delivers slowly (nothing is lost: the
+ * cursors wait) until it has room again. A busy moment (a collection of
+ * garbage, a burst of changes) holds nothing back: cutting delivery for it
+ * would only leave a backlog that every later notification waits behind.
  */
 
 const LOOK_MS = 100;

@@ -245,16 +245,17 @@ export interface HistoryDropsTable {
   drops: number;
 }
 
-/**
- * The hourly and daily rollup of one series (asset, attribute): its numeric
- * readings by receive time, kept current in the transaction that writes them.
- */
 /** One row: the day before which every day's rollup is built from its hours (src/storage/shared/reading-rollups.ts). */
 export interface RollupDaysTable {
   id: number;
   built_before: number;
 }
 
+/**
+ * The hourly and daily rollup of one series (asset, attribute): its numeric
+ * readings by receive time, the hours kept current in the transaction that
+ * writes them, each day built from its hours once it has ended.
+ */
 export interface ReadingRollupTable {
   asset_seq: number;
   attr_name: string;

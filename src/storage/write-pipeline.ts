@@ -35,7 +35,7 @@ export class WritePipeline {
   private expiry: NodeJS.Timeout | undefined;
   /** Writes submitted and not yet answered. */
   private inProgress = 0;
-  /** The milliseconds every write answered spent in the pipeline, summed, up to `summedAt`. */
+  /** The milliseconds writes spent in the pipeline, summed over every write, up to `summedAt`. */
   private summedMs = 0;
   private summedAt = performance.now();
 

@@ -38,6 +38,15 @@ const update = (n: number) => ({
   input: { id: String(n), expectedType: undefined, changes: {}, position: undefined, recordedAt: 0, receivedAt: 0, readings: [] },
 });
 
+/** A store whose first commit throws and whose later ones double. */
+function firstCommitThrows(): (items: number[]) => Promise<ItemOutcome[]> {
+  let calls = 0;
+  return async (items) => {
+    if (calls++ === 0) throw new Error('disk full');
+    return double(items);
+  };
+}
+
 /** The pipeline, answering with the store's numbers. */
 const submit = (pipeline: WritePipeline, n: number) => pipeline.write(update(n)) as unknown as Promise<number>;
 
@@ -61,11 +70,7 @@ describe('write pipeline', () => {
   });
 
   it('fails the whole batch when its commit throws, and goes on with the next', async () => {
-    let calls = 0;
-    const { committer } = laterCommits(async (items) => {
-      if (calls++ === 0) throw new Error('disk full');
-      return double(items);
-    });
+    const { committer } = laterCommits(firstCommitThrows());
     const pipeline = new WritePipeline(committer);
     const first = await Promise.allSettled([1, 2].map((n) => submit(pipeline, n)));
     assert.deepEqual(first.map((r) => r.status), ['rejected', 'rejected']);
@@ -93,11 +98,7 @@ describe('write pipeline', () => {
   });
 
   it('sums the time writes spend in it, answered or failed, and nothing while none is under way', async () => {
-    let calls = 0;
-    const { committer } = laterCommits(async (items) => {
-      if (calls++ === 0) throw new Error('disk full');
-      return double(items);
-    });
+    const { committer } = laterCommits(firstCommitThrows());
     const pipeline = new WritePipeline(committer);
     assert.equal(pipeline.writeTimeMs(), 0);
     await Promise.allSettled([1, 2].map((n) => submit(pipeline, n)));

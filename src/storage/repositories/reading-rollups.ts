@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
 import { DAY_MS, HOUR_MS, daysBuildableBefore, foldIntoBuckets, splitForRollups } from '../../domain/history-rollups.js';
-import { buildDay, DAYS_BUILT_BEFORE } from '../shared/reading-rollups.js';
+import { readPrepared } from '../prepared-read.js';
+import { BUILT_BEFORE, buildDay, DAYS_BUILT_BEFORE } from '../shared/reading-rollups.js';
 import type { Store } from '../store.js';
 import type { ReadingsFilter } from './readings.js';
 
@@ -50,7 +51,7 @@ async function wholeBuckets(
   const range = whole === 'all' ? sql`` : sql`and bucket >= ${whole.first} and bucket < ${whole.last + granule}`;
   const limit = page.limit === Number.MAX_SAFE_INTEGER ? sql`` : sql`limit ${page.limit} offset ${page.offset}`;
   const series = sql`asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName}`;
-  // Days: the rows of the days built, then the days after them made of their hours (./../shared/reading-rollups.ts), in one snapshot.
+  // Days: the rows of the days built, then the days after them made of their hours (../shared/reading-rollups.ts), in one snapshot.
   const granules = granule === DAY_MS
     ? sql`select bucket as start, n, total, least, greatest from reading_rollups
         where ${series} and period_ms = ${sql.lit(DAY_MS)} and bucket < ${sql.raw(DAYS_BUILT_BEFORE)} ${range}
@@ -85,7 +86,7 @@ export async function buildEndedDays(store: Store, now: number, stopped: () => b
   const until = daysBuildableBefore(now);
   let built = 0;
   while (!stopped()) {
-    const marker = await store.read.selectFrom('rollup_days').select('built_before').where('id', '=', 1).executeTakeFirst();
+    const [marker] = await readPrepared(store, BUILT_BEFORE, []);
     const builtBefore = Number(marker?.built_before ?? until);
     if (builtBefore >= until) return built;
     const next = await store.read.selectFrom('reading_rollups').select((eb) => eb.fn.min('bucket').as('first'))

@@ -61,7 +61,8 @@ const MERGE_ROLLUPS = new PreparedQuery<unknown[], never>((rows) => ROLLUP_COLUM
 
 const rowOf = (d: RollupDelta): unknown[] => [d.assetSeq, d.attrName, d.periodMs, d.bucket, d.count, d.sum, d.min, d.max, d.firstTime, d.firstValue, d.lastTime, d.lastValue];
 
-const BUILT_BEFORE = new PreparedQuery<[], { built_before: number | string }>(0, () => sql`select built_before from rollup_days where id = 1`);
+/** The day before which every day's rollup is built, read on its own. */
+export const BUILT_BEFORE = new PreparedQuery<[], { built_before: number | string | null }>(0, () => sql`select ${sql.raw(DAYS_BUILT_BEFORE)} as built_before`);
 
 /** Adds a batch's readings, in write order, to the rollups of their series (SQLite: in process, a statement costs microseconds). */
 export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
@@ -74,7 +75,7 @@ export async function addToRollups(session: Session, rows: readonly ReadingRow[]
  * ROLLUP_COLUMNS order), for a statement that unnests them; `key` names each
  * series' asset in the first column (its seq, or what the statement joins on).
  * Every day a reading adds to is given: the statement keeps only the days
- * already built (KEEPS_DELTA), in the snapshot it writes in.
+ * already built (keepsDelta), in the snapshot it writes in.
  */
 export function rollupColumns<K>(rows: readonly RolledReading[], key: (seq: number) => K): unknown[][] {
   const columns: unknown[][] = ROLLUP_COLUMNS.map(() => []);
