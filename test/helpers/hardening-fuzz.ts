@@ -158,9 +158,10 @@ export function toRequest(c: FuzzCase, tokens: string[]) {
   return { method: c.route.method, url, headers, ...(sendsBody && payload !== undefined ? { payload } : {}) };
 }
 
+/** Parses as the server does: its JSON parser drops a leading byte-order mark. */
 function tryParse(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
   } catch {
     return undefined;
   }
