@@ -41,7 +41,7 @@ interface ExpiryProbe {
 
 const EXPIRED = 'select count(*) as n from readings where recv_time < $1';
 const SERIES_WITH_EXPIRED = `select count(*) as n from asset_attributes aa
-  where exists (select 1 from readings r where r.asset_seq = aa.asset_seq and r.attr_name = aa.name and r.recv_time < $1)`;
+  where exists (select 1 from readings r where r.asset_seq = aa.asset_seq and r.name_id = (select id from reading_terms where term = aa.name) and r.recv_time < $1)`;
 
 async function openProbe(store: StoreKind, databaseUrl: string, before: number): Promise<ExpiryProbe> {
   if (store === 'sqlite') {

@@ -75,7 +75,8 @@ interface RawQuery {
   close(): Promise<void> | void;
 }
 
-const RANGE_SQL = 'select recv_time, attr_type, attr_value from readings where asset_seq = $1 and attr_name = $2 and recv_time >= $3 and recv_time <= $4 order by recv_time, seq limit $5';
+const RANGE_SQL = `select recv_time, type_id, attr_value from readings
+  where asset_seq = $1 and name_id = (select id from reading_terms where term = $2) and recv_time >= $3 and recv_time <= $4 order by recv_time, seq limit $5`;
 
 function rawSqlite(databaseUrl: string): RawQuery {
   const db = new SQLite(databaseUrl.slice('sqlite:'.length), { readonly: true });

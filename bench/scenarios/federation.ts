@@ -75,7 +75,16 @@ const insert = db.prepare("insert into assets (id, type, site, name, attrs, lati
 db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, String(i)); })();
 const find = db.prepare('select seq, attrs from assets where id = ?');
 const update = db.prepare('update assets set attrs = ?, recorded_at = ?, last_reading_at = ? where seq = ?');
-const reading = db.prepare('insert into readings (seq, asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value) values (?, ?, ?, ?, ?, ?, ?)');
+const reading = db.prepare('insert into readings (seq, asset_seq, name_id, recv_time, observed_offset, type_id, attr_value) values (?, ?, ?, ?, ?, ?, ?)');
+// Names and types are numbered in reading_terms, as the platform's writer numbers them.
+const addTerm = db.prepare('insert or ignore into reading_terms (term) values (?)');
+const termOf = db.prepare('select id from reading_terms where term = ?').pluck();
+const terms = new Map();
+const term = (text) => {
+  let id = terms.get(text);
+  if (id === undefined) { addTerm.run(text); id = termOf.get(text); terms.set(text, id); }
+  return id;
+};
 // Readings are numbered from the store's counter, moved once per batch, as the platform's writer does.
 const takeSeqs = db.prepare('update reading_seq set last = ? where id = 1');
 let readingSeq = db.prepare('select last from reading_seq where id = 1').get().last;
@@ -91,7 +100,7 @@ const commit = db.transaction((batch) => {
     update.run(JSON.stringify(attrs), observed, now, row.seq);
     for (const name of Object.keys(job.body)) {
       const a = job.body[name];
-      reading.run(++readingSeq, row.seq, name, now, observed, a.type, typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
+      reading.run(++readingSeq, row.seq, term(name), now, observed - now, term(a.type), typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
     }
     job.status = 204;
   }

@@ -11,6 +11,7 @@ export interface Database {
   assets: AssetTable;
   asset_attributes: AssetAttributeTable;
   readings: ReadingTable;
+  reading_terms: ReadingTermTable;
   users: UserTable;
   clients: ClientTable;
   client_redirect_uris: ClientRedirectUriTable;
@@ -86,15 +87,26 @@ export interface AssetAttributeTable {
   type: string;
 }
 
+/**
+ * A reading: its attribute's name and type are numbers into reading_terms.
+ * SQLite stores the observation time as `observed_offset` (from the receive
+ * time) and reads `observed_time` from it; PostgreSQL stores observed_time.
+ */
 export interface ReadingTable {
   seq: Generated<number>;
   asset_seq: number;
-  attr_name: string;
+  name_id: number;
   recv_time: number;
   /** The TimeInstant the reading was sent with, epoch ms (its receive time for readings older than that column). */
   observed_time: number;
-  attr_type: string;
+  type_id: number;
   attr_value: string;
+}
+
+/** The attribute names and types of readings, each stored once; never deleted, so an id once read stays what it is. */
+export interface ReadingTermTable {
+  id: Generated<number>;
+  term: string;
 }
 
 export interface UserTable {

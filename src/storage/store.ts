@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely } from 'kysely';
 import { ChangeLog } from './change-log.js';
+import { ReadingTerms } from './reading-terms.js';
 import { migrationProvider } from './migrations/index.js';
 import { openStoreParts } from './open-store.js';
 import type { StoreErrorKind } from '../domain/errors.js';
@@ -31,6 +32,8 @@ export class Store {
   readonly dialect: Dialect;
   /** The change log: what every committed asset write changed, in order (./change-log.ts). */
   readonly changes: ChangeLog;
+  /** The numbers of readings' attribute names and types, as read (./reading-terms.ts). */
+  readonly terms: ReadingTerms;
 
   private constructor(private readonly parts: StoreParts, timeoutMs: number) {
     this.db = parts.write;
@@ -41,6 +44,7 @@ export class Store {
       parts.announcer?.announce(seq);
     }, MAX_BATCH, timeoutMs);
     this.changes = new ChangeLog(parts.read, this.writes, parts.listen);
+    this.terms = new ReadingTerms(parts.read);
   }
 
   static open(databaseUrl: string, options: StoreOptions = {}): Store {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestPlatform } from './platform.js';
 import { bearer } from './platform.js';
+import { namedReadings } from './stored-readings.js';
 
 /** Requests of the federation interface, as a site client sends them. */
 
@@ -37,8 +38,8 @@ export async function read(p: TestPlatform, token: string, id: string, query = '
 /** The readings stored for an asset, oldest first. */
 export async function readingsOf(p: TestPlatform, id: string) {
   const db = p.ctx.store.read;
-  return db.selectFrom('readings').innerJoin('assets', 'assets.seq', 'readings.asset_seq')
-    .select(['readings.attr_name', 'readings.attr_type', 'readings.attr_value', 'readings.recv_time'])
+  return namedReadings(db).innerJoin('assets', 'assets.seq', 'readings.asset_seq')
+    .select(['names.term as attr_name', 'types.term as attr_type', 'readings.attr_value', 'readings.recv_time'])
     .where('assets.id', '=', id).orderBy('readings.seq').execute()
     .then((rows) => rows.map((r) => ({ ...r, recv_time: Number(r.recv_time) })));
 }

@@ -2,6 +2,7 @@ import { registerClient } from '../../src/identity/clients.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { Store } from '../../src/storage/store.js';
 import { sql } from 'kysely';
+import { namedReadings } from './stored-readings.js';
 
 /** Creates the store's schema, a site and its client; returns the client's secret. */
 export async function prepareSite(databaseUrl: string, site: string, quota: number | null = null): Promise<string> {
@@ -50,8 +51,8 @@ export async function storedState(databaseUrl: string, site: string) {
   const store = Store.open(databaseUrl);
   try {
     const assets = await store.read.selectFrom('assets').select(['seq', 'id', 'attrs', 'deleted_at']).where('site', '=', site).execute();
-    const readings = await store.read.selectFrom('readings').innerJoin('assets', 'assets.seq', 'readings.asset_seq')
-      .select(['assets.id', 'readings.attr_name', 'readings.attr_value']).where('assets.site', '=', site).orderBy('readings.seq').execute();
+    const readings = await namedReadings(store.read).innerJoin('assets', 'assets.seq', 'readings.asset_seq')
+      .select(['assets.id', 'names.term as attr_name', 'readings.attr_value']).where('assets.site', '=', site).orderBy('readings.seq').execute();
     const changes = await store.read.selectFrom('changes').select(['asset_id', 'kind', 'attrs']).where('site', '=', site).orderBy('seq').execute();
     const counts = await sql<{ n: number | string }>`select coalesce(sum(assets), 0) as n from asset_counts where site = ${site}`.execute(store.read);
     const byAsset = new Map<string, Map<string, string[]>>();

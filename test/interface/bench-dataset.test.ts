@@ -5,6 +5,7 @@ import { createAsset, updateAsset } from '../../src/services/federation.js';
 import { Store } from '../../src/storage/store.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+import { namedReadings } from '../helpers/stored-readings.js';
 
 /**
  * The bulk-loaded benchmark data set must leave the store exactly as the
@@ -20,7 +21,7 @@ async function snapshot(store: Store) {
   const num = (rows: Row[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
   return {
     assets: num(await db.selectFrom('assets').select(['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at', 'deleted_at']).orderBy('seq').execute()),
-    readings: num(await db.selectFrom('readings').select(['asset_seq', 'attr_name', 'recv_time', 'attr_type', 'attr_value']).orderBy('seq').execute()),
+    readings: num(await namedReadings(db).select(['asset_seq', 'names.term as attr_name', 'recv_time', 'types.term as attr_type', 'attr_value']).orderBy('seq').execute()),
     attributes: num(await db.selectFrom('asset_attributes').selectAll().orderBy('asset_seq').orderBy('name').execute()),
     counts: num(await db.selectFrom('asset_counts').selectAll().orderBy('site').orderBy('service').orderBy('provider').orderBy('type').execute()),
     activity: num(await db.selectFrom('asset_activity').selectAll().orderBy('site').orderBy('service').orderBy('provider').orderBy('type').orderBy('hour').execute()),

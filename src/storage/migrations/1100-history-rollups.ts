@@ -28,5 +28,6 @@ const columns = (bigint: string, double: string): string => `asset_seq ${bigint}
 
 async function finish(db: Kysely<any>, numeric: Parameters<typeof rebuildRollups>[1]): Promise<void> {
   await sql`create index reading_rollups_expiry on reading_rollups (period_ms, bucket)`.execute(db);
-  await rebuildRollups(db, numeric);
+  // The readings as this step found them: names spelled out in each (before 1700-readings-compact).
+  await rebuildRollups(db, numeric, sql`(select asset_seq, attr_name, recv_time, attr_value, seq as ord from readings)`);
 }

@@ -9,6 +9,7 @@ import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domai
 import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
+import { ensureTerms, termId } from './reading-terms.js';
 import { ROLLUP_COLUMNS, ROLLUP_MERGE, keepsDelta, rollupColumns } from '../shared/reading-rollups.js';
 
 /**
@@ -89,8 +90,8 @@ inserted as (
   returning a.id, a.seq
 ),
 readings_added as (
-  insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
-  select i.seq, r.name, t.received_at, t.recorded_at, r.type, r.value
+  insert into readings (asset_seq, name_id, recv_time, observed_time, type_id, attr_value)
+  select i.seq, ${termId('r.name')}, t.received_at, t.recorded_at, ${termId('r.type')}, r.value
   from unnest($19::text[], $20::text[], $21::text[], $22::text[]) with ordinality as r(id, name, type, value, ord)
   join inserted i on i.id = r.id join input t on t.id = r.id
   order by r.ord
@@ -151,8 +152,10 @@ with written as (
     as u(seq, attrs, recorded_at, last_reading_at, latitude, longitude, moved)
   where a.seq = u.seq
 ), appended as (
-  insert into readings (asset_seq, recv_time, attr_name, attr_type, attr_value, observed_time)
-  select * from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[], $22::int8[])
+  insert into readings (asset_seq, recv_time, name_id, type_id, attr_value, observed_time)
+  select u.seq, u.recv_time, ${termId('u.name')}, ${termId('u.type')}, u.value, u.observed_time
+  from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[], $22::int8[]) with ordinality as u(seq, recv_time, name, type, value, observed_time, ord)
+  order by u.ord
 ), attributes as (
   insert into asset_attributes (asset_seq, name, type)
   select * from unnest($13::int8[], $14::text[], $15::text[])
@@ -189,6 +192,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   const [locked, state] = await Promise.all([
     LOCK_SITES.run(session, [siteIds]),
     COUNTS_AND_LIVE.run(session, [siteIds, [...new Set(inputs.map((i) => i.asset.id))]]),
+    ensureTerms(session, inputs.flatMap((i) => readingsOf(i.asset.attributes))),
   ]);
   for (const row of locked.rows) sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
   for (const row of state.rows) {
@@ -242,9 +246,14 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 
 /** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
 async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<UpdateOutcome[]> {
-  // Locked in id order, as every process locks them.
-  const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
+  // Locked in id order, as every process locks them; the terms the changes carry are numbered meanwhile.
+  const asked = inputs.flatMap((i) => readingsOf(i.changes));
+  const [locked] = await Promise.all([CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()]), ensureTerms(session, asked)]);
+  const current = locked.rows;
   const plan = planUpdates(inputs, current);
+  // A reading may take its type from the stored attribute rather than the change.
+  const numbered = new Set(asked.flatMap((r) => [r.name, r.type]));
+  if (plan.readings.some((r) => !numbered.has(r.name) || !numbered.has(r.type))) await ensureTerms(session, plan.readings);
   const written = plan.written;
   const attributes = latestAttributeRows(plan.attributes);
   const { readings } = plan;

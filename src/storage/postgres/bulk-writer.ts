@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
+import { ENSURE_TERMS, termId } from './reading-terms.js';
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
 const REINDEXED_TABLES = ['assets', 'readings'];
@@ -67,9 +68,13 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
     },
     async addReadings(rows: BulkReading[]) {
       if (rows.length === 0) return;
+      // Names and types are numbered as the writers number them (migration 1700-readings-compact).
+      await client.query(ENSURE_TERMS, [[...new Set(rows.flatMap((r) => [r.name, r.type]))]]);
       await client.query(
-        `insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
-         select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])`,
+        `insert into readings (asset_seq, name_id, recv_time, observed_time, type_id, attr_value)
+         select r.asset_seq, ${termId('r.name')}, r.recv_time, r.observed_time, ${termId('r.type')}, r.attr_value
+         from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[]) with ordinality as r(asset_seq, name, recv_time, observed_time, type, attr_value, ord)
+         order by r.ord`,
         [column(rows, (r) => r.assetSeq), column(rows, (r) => r.name), column(rows, (r) => r.recvTime), column(rows, (r) => r.observedTime),
           column(rows, (r) => r.type), column(rows, (r) => r.value)],
       );

@@ -44,14 +44,16 @@ async function countDrop(trx: Transaction<Database>): Promise<void> {
 
 interface Series {
   assetSeq: number;
-  attrName: string;
+  /** The attribute's name, as its number in reading_terms. */
+  nameId: number;
 }
 
 /** The series of a site's assets (deleted ones included: their history stays until it expires). */
 async function seriesOfSite(store: Store, site: string): Promise<Series[]> {
   const rows = await store.read.selectFrom('assets').innerJoin('asset_attributes', 'asset_attributes.asset_seq', 'assets.seq')
     .select(['assets.seq', 'asset_attributes.name']).where('assets.site', '=', site).orderBy('assets.seq').orderBy('asset_attributes.name').execute();
-  return rows.map((r) => ({ assetSeq: Number(r.seq), attrName: r.name }));
+  const ids = await store.terms.idsOf(rows.map((r) => r.name));
+  return rows.map((r, i) => ({ assetSeq: Number(r.seq), nameId: ids[i] as number }));
 }
 
 /**
@@ -69,12 +71,12 @@ export async function dropExpiredReadings(store: Store, site: string, before: nu
       let n = 0;
       let at = from;
       for (; at < series.length && at < from + SERIES_PER_WRITE && n < DROP_CHUNK; at++) {
-        const { assetSeq, attrName } = series[at] as Series;
+        const { assetSeq, nameId } = series[at] as Series;
         // By the whole key: on SQLite it is the table's order (migration 1300-readings-clustered), and seq alone has no index there.
-        const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'attr_name', 'recv_time', 'seq'), 'in',
-          eb.selectFrom('readings').select(['asset_seq', 'attr_name', 'recv_time', 'seq'])
-            .where('asset_seq', '=', assetSeq).where('attr_name', '=', attrName).where('recv_time', '<', before)
-            .orderBy('recv_time').limit(DROP_CHUNK - n).$asTuple('asset_seq', 'attr_name', 'recv_time', 'seq'))).executeTakeFirst();
+        const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'name_id', 'recv_time', 'seq'), 'in',
+          eb.selectFrom('readings').select(['asset_seq', 'name_id', 'recv_time', 'seq'])
+            .where('asset_seq', '=', assetSeq).where('name_id', '=', nameId).where('recv_time', '<', before)
+            .orderBy('recv_time').limit(DROP_CHUNK - n).$asTuple('asset_seq', 'name_id', 'recv_time', 'seq'))).executeTakeFirst();
         const count = Number(deleted.numDeletedRows);
         n += count;
         // A series with more left to drop is visited again by the next write.

@@ -74,10 +74,17 @@ export async function isRecordedAttribute(store: Store, assetSeq: number, name: 
   return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
+/** Which readings a query reads: an asset's, of one attribute (its name's number in reading_terms) or of all. */
+interface SeriesFilter {
+  assetSeq: number;
+  nameId: number | undefined;
+  range: TimeRange | undefined;
+}
+
 /** The readings of the filter's asset (and attribute) received in its range; by observation time, see byObservation. */
-function receivedIn(db: Executor, filter: Omit<ReadingsFilter, 'timeIndex'>) {
+function receivedIn(db: Executor, filter: SeriesFilter) {
   let q = db.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
-  if (filter.attrName !== undefined) q = q.where('attr_name', '=', filter.attrName);
+  if (filter.nameId !== undefined) q = q.where('name_id', '=', filter.nameId);
   if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
   return q;
 }
@@ -96,7 +103,7 @@ const FAR = Number.MAX_SAFE_INTEGER;
 /** One attribute's readings by observation time: those in `range`, past `after` in `direction` order. */
 interface ObservedWalk {
   assetSeq: number;
-  attrName: string;
+  nameId: number;
   range: TimeRange | undefined;
   direction: 'asc' | 'desc';
   after?: ReadingKey | undefined;
@@ -115,7 +122,7 @@ interface ObservedWalk {
  */
 function byObservation(db: Executor, w: ObservedWalk) {
   const asc = w.direction === 'asc';
-  const series = db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('attr_name', '=', w.attrName);
+  const series = db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('name_id', '=', w.nameId);
   const observedIn = (q: typeof series): typeof series => {
     const out = w.range ? q.where('observed_time', '>=', w.range.from).where('observed_time', '<=', w.range.to) : q;
     return w.after ? pastKey(out, 'observed_time', w.after, w.direction) : out;
@@ -148,28 +155,48 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
       ? mergedReadings(store, filter, 'asc', selection)
       : (await mergedReadings(store, filter, 'desc', { limit: selection.count, offset: 0 })).reverse();
   }
+  const nameId = await store.terms.idOf(only);
   if (filter.timeIndex === 'observed') {
     const observed = (direction: 'asc' | 'desc', reach: number) => store.read
-      .selectFrom(byObservation(store.read, { assetSeq: filter.assetSeq, attrName: only, range: filter.range, direction, reach }).as('r'))
-      .select(['recv_time as recvTime', 'observed_time as observedTime', 'attr_type as attrType', 'attr_value as attrValue'])
+      .selectFrom(byObservation(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction, reach }).as('r'))
+      .select(['recv_time as recvTime', 'observed_time as observedTime', 'type_id as attrType', 'attr_value as attrValue'])
       .orderBy('observed_time', direction).orderBy('seq', direction);
     const rows = selection.kind === 'page'
       ? await observed('asc', selection.offset + selection.limit).limit(selection.limit).offset(selection.offset).execute()
       : (await observed('desc', selection.count).limit(selection.count).execute()).reverse();
-    for (const r of rows as ReadingRecord[]) r.attrName = only;
-    return rows as ReadingRecord[];
+    return named(store, rows, only);
   }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = receivedIn(store.read, filter).select(['recv_time as recvTime', 'attr_type as attrType', 'attr_value as attrValue']);
+  const q = receivedIn(store.read, { ...filter, nameId }).select(['recv_time as recvTime', 'type_id as attrType', 'attr_value as attrValue']);
   const rows = selection.kind === 'page'
     ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
     : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
-  for (const r of rows as ReadingRecord[]) r.attrName = only;
-  return rows as ReadingRecord[];
+  return named(store, rows, only);
 }
 
-const RECEIVED_COLUMNS = ['recv_time as recvTime', 'seq', 'attr_name as attrName', 'attr_type as attrType', 'attr_value as attrValue'] as const;
+/** A reading as read: its attribute's type (and name, when several attributes are read) as numbers into reading_terms. */
+type NumberedReading = Omit<ReadingRecord, 'attrName' | 'attrType'> & { attrType: number | string; attrName?: number | string };
+
+/**
+ * The readings with their terms in place of their numbers, in the same
+ * objects; `only` names them all when one attribute was read.
+ */
+async function named<R extends NumberedReading>(store: Store, rows: R[], only?: string): Promise<Array<R & ReadingRecord>> {
+  const ids = new Set<number>();
+  for (const r of rows) {
+    ids.add(Number(r.attrType));
+    if (only === undefined) ids.add(Number(r.attrName));
+  }
+  const term = await store.terms.namer(ids);
+  for (const r of rows) {
+    r.attrType = term(Number(r.attrType));
+    r.attrName = only ?? term(Number(r.attrName));
+  }
+  return rows as Array<R & ReadingRecord>;
+}
+
+const RECEIVED_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType', 'attr_value as attrValue'] as const;
 
 /** The most per-attribute walks one statement merges (SQLite allows 500 arms in a compound select). */
 const MERGED_WALKS = 64;
@@ -213,14 +240,14 @@ export async function mergedReadings(
   const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
   const single = groups.length === 1;
   const read = await Promise.all(groups.map(async (group) => {
-    const walks = group.map((attrName) => {
+    const walks = (await store.terms.idsOf(group)).map((nameId) => {
       if (observed) {
         // Unordered as read (byObservation): every store sorts and stops it.
-        const walk = store.read.selectFrom(byObservation(store.read, { assetSeq, attrName, range, direction, after, reach }).as('r'))
+        const walk = store.read.selectFrom(byObservation(store.read, { assetSeq, nameId, range, direction, after, reach }).as('r'))
           .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
         return store.read.selectFrom(walk.as('walk')).selectAll();
       }
-      const received = receivedIn(store.read, { assetSeq, attrName, range });
+      const received = receivedIn(store.read, { assetSeq, nameId, range });
       const plain = (after ? pastKey(received, 'recv_time', after, direction) : received).select(RECEIVED_COLUMNS);
       // The observation time is read only when asked for: the receive-time walk is served by its index alone.
       const walk = filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
@@ -230,7 +257,7 @@ export async function mergedReadings(
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
       .orderBy(sql.ref(order), direction).orderBy('seq', direction);
-    return (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute();
+    return named(store, await (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute());
   }));
   if (single) return read[0]!;
   const sign = direction === 'asc' ? 1 : -1;
@@ -241,9 +268,9 @@ export async function mergedReadings(
 const countWithDrops = (db: Executor, counted: AliasedSelectQueryBuilder<{ one: number }, 'm'>) => db.selectFrom(counted)
   .select((eb) => [eb.fn.countAll<number>().as('n'), eb.selectFrom('history_drops').select('drops').where('id', '=', 1).as('drops')]);
 
-const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
-  (db, [assetSeq, attrName, from, to, limit]) =>
-    countWithDrops(db, receivedIn(db, { assetSeq, attrName, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
+const COUNT_RANGE = new PreparedQuery<[assetSeq: number, nameId: number, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
+  (db, [assetSeq, nameId, from, to, limit]) =>
+    countWithDrops(db, receivedIn(db, { assetSeq, nameId, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
 
 /**
  * How many readings of one attribute's range there are, counted no further
@@ -254,12 +281,13 @@ const COUNT_RANGE = new PreparedQuery<[assetSeq: number, name: string, from: num
 export async function countReadings(
   store: Store, filter: ReadingsFilter & { attrName: string; range: TimeRange }, cap: number,
 ): Promise<{ readings: number; drops: number }> {
-  const { assetSeq, attrName, range } = filter;
+  const { assetSeq, range } = filter;
+  const nameId = await store.terms.idOf(filter.attrName);
   // By observation time, built each time: its bounds on receive time are computed from the range (byObservation).
   const [row] = filter.timeIndex === 'observed'
-    ? await countWithDrops(store.read, store.read.selectFrom(byObservation(store.read, { assetSeq, attrName, range, direction: 'asc' }).as('r'))
+    ? await countWithDrops(store.read, store.read.selectFrom(byObservation(store.read, { assetSeq, nameId, range, direction: 'asc' }).as('r'))
       .select(sql<number>`1`.as('one')).limit(cap + 1).as('m')).execute()
-    : await readPrepared(store, COUNT_RANGE, [assetSeq, attrName, range.from, range.to, cap + 1]);
+    : await readPrepared(store, COUNT_RANGE, [assetSeq, nameId, range.from, range.to, cap + 1]);
   return { readings: Number(row?.n ?? 0), drops: Number(row?.drops ?? 0) };
 }
 
@@ -295,8 +323,9 @@ export async function aggregateRawReadings(
   const range = filter.range
     ? sql`and ${time} >= ${filter.range.from} and ${time} <= ${filter.range.to}`
     : sql``;
+  const nameId = await store.terms.idOf(filter.attrName);
   const readings = filter.timeIndex === 'observed'
-    ? sql`(${byObservation(store.read, { assetSeq: filter.assetSeq, attrName: filter.attrName, range: filter.range, direction: 'asc' })}) as readings`
+    ? sql`(${byObservation(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction: 'asc' })}) as readings`
     : sql`readings`;
   // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
   // would repeat the numeric test for the filter and for every aggregate.
@@ -304,7 +333,7 @@ export async function aggregateRawReadings(
     select bucket, count(v) as n, sum(v) as total, min(v) as least, max(v) as greatest
     from (
       select (${time} / ${period}) * ${period} as bucket, ${value} as v from ${readings}
-      where asset_seq = ${filter.assetSeq} and attr_name = ${filter.attrName} ${range}
+      where asset_seq = ${filter.assetSeq} and name_id = ${nameId} ${range}
       limit ${sql.raw(NO_LIMIT)}
     ) numbers
     where v is not null

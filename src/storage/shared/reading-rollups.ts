@@ -90,10 +90,17 @@ export function rollupColumns<K>(rows: readonly RolledReading[], key: (seq: numb
 /** Whether a delta of rollup `alias` (its period_ms and bucket) is written: every hour, and the days already built. */
 export const keepsDelta = (alias: string): string => `(${alias}.period_ms = ${HOUR_MS} or ${alias}.bucket < ${DAYS_BUILT_BEFORE})`;
 
-/** Builds the hourly and daily rollups of every stored reading again (migrations, bulk loads); see leaveLatestDayOpen. */
-export async function rebuildRollups(db: Kysely<any>, numeric: RawBuilder<number | null>): Promise<void> {
+/** Every stored reading as rollupUpsert takes them. */
+const STORED_READINGS = sql`(select r.asset_seq, n.term as attr_name, r.recv_time, r.attr_value, r.seq as ord from readings r join reading_terms n on n.id = r.name_id)`;
+
+/**
+ * Builds the hourly and daily rollups of every stored reading again (bulk
+ * loads; a migration gives the readings as its step of the schema has them);
+ * see leaveLatestDayOpen.
+ */
+export async function rebuildRollups(db: Kysely<any>, numeric: RawBuilder<number | null>, readings: RawBuilder<unknown> = STORED_READINGS): Promise<void> {
   await sql`delete from reading_rollups`.execute(db);
-  await rollupUpsert(sql`(select asset_seq, attr_name, recv_time, attr_value, seq as ord from readings)`, numeric).execute(db);
+  await rollupUpsert(readings, numeric).execute(db);
 }
 
 /**

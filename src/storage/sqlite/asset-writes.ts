@@ -58,10 +58,28 @@ const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, 
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
 
-const READINGS = new PreparedQuery<unknown[], never>((rows) => 7 * rows, (db, p, _dialect, rows) =>
-  db.insertInto('readings').values(Array.from({ length: rows }, (_, i) => ({
-    seq: p[7 * i], asset_seq: p[7 * i + 1], recv_time: p[7 * i + 2], observed_time: p[7 * i + 3], attr_name: p[7 * i + 4], attr_type: p[7 * i + 5], attr_value: p[7 * i + 6],
-  }))));
+/** Readings (variant: rows), their observation time kept as its distance from the receive time (migration 1700-readings-compact). */
+const READINGS = new PreparedQuery<unknown[], never>((rows) => 7 * rows, (_db, p, _dialect, rows) =>
+  sql`insert into readings (seq, asset_seq, recv_time, observed_offset, name_id, type_id, attr_value) values ${sql.join(Array.from({ length: rows }, (_, i) =>
+    sql`(${sql.join(Array.from({ length: 7 }, (_c, k) => sql`${p[7 * i + k]}`))})`))}`);
+
+/** Numbers the terms no reading had yet (variant: terms). */
+const ADD_TERMS = new PreparedQuery<string[], never>((n) => n, (_db, terms, _dialect, n) =>
+  sql`insert or ignore into reading_terms (term) values ${sql.join(terms.slice(0, n).map((t) => sql`(${t})`))}`);
+
+const TERM_IDS = new PreparedQuery<string[], { id: number; term: string }>((n) => n, (db, terms, _dialect, n) =>
+  db.selectFrom('reading_terms').select(['id', 'term']).where('term', 'in', terms.slice(0, n)));
+
+/** The numbers of the readings' names and types in reading_terms, numbering those new in this transaction. */
+async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<Map<string, number>> {
+  const terms = [...new Set(rows.flatMap((r) => [r.name, r.type]))];
+  const ids = new Map<string, number>();
+  for (const run of chunks(terms)) {
+    await ADD_TERMS.run(session, run, run.length);
+    for (const row of (await TERM_IDS.run(session, run, run.length)).rows) ids.set(row.term, Number(row.id));
+  }
+  return ids;
+}
 
 /** Takes `n` reading numbers (migration 1300-readings-clustered); the last of them. */
 const TAKE_READING_SEQS = new PreparedQuery<[n: number], { last: number }>(1, (_db, [n]) =>
@@ -105,9 +123,10 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   if (rows.length === 0) return;
   const last = Number((await TAKE_READING_SEQS.run(session, [rows.length])).rows[0]?.last);
+  const ids = await termIds(session, rows);
   let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime, r.name, r.type, r.value]), chunk.length);
+    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, ids.get(r.name), ids.get(r.type), r.value]), chunk.length);
   }
   await addToRollups(session, rows);
 }

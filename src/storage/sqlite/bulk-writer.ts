@@ -2,7 +2,7 @@ import SQLite from 'better-sqlite3';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 
 const ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at'];
-const READING_COLUMNS = ['seq', 'asset_seq', 'attr_name', 'recv_time', 'observed_time', 'attr_type', 'attr_value'];
+const READING_COLUMNS = ['seq', 'asset_seq', 'name_id', 'recv_time', 'observed_offset', 'type_id', 'attr_value'];
 const ATTRIBUTE_COLUMNS = ['asset_seq', 'name', 'type'];
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
@@ -15,7 +15,8 @@ const assetValues = (a: BulkAsset): unknown[] => [
   a.seq, a.id, a.type, a.site, a.service, a.provider, a.group, a.name, a.experimenter, a.experiment, a.attrs,
   a.latitude, a.longitude, a.recordedAt, a.lastReadingAt, a.createdAt,
 ];
-const readingValues = (r: BulkReading, seq: number): unknown[] => [seq, r.assetSeq, r.name, r.recvTime, r.observedTime, r.type, r.value];
+const readingValues = (r: BulkReading, seq: number, term: (text: string) => number): unknown[] =>
+  [seq, r.assetSeq, term(r.name), r.recvTime, r.observedTime - r.recvTime, term(r.type), r.value];
 
 /** A prepared INSERT of `rows` rows, and one of a single row for the remainder. */
 function inserter(conn: SQLite.Database, table: string, columns: string[]) {
@@ -64,9 +65,20 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
   // Readings are numbered here, as the writers number them (migration 1300-readings-clustered).
   let lastReading = Number((conn.prepare('select last from reading_seq where id = 1').get() as { last: number }).last);
   const keepLastReading = conn.prepare('update reading_seq set last = ? where id = 1');
+  // The names and types of readings are numbered here, as the writers number them (migration 1700-readings-compact).
+  const terms = new Map((conn.prepare('select id, term from reading_terms').all() as Array<{ id: number; term: string }>).map((r) => [r.term, r.id]));
+  const addTerm = conn.prepare('insert into reading_terms (term) values (?) returning id');
+  const term = (text: string): number => {
+    let id = terms.get(text);
+    if (id === undefined) {
+      id = Number((addTerm.get(text) as { id: number }).id);
+      terms.set(text, id);
+    }
+    return id;
+  };
   const addReadings = conn.transaction((rows: BulkReading[]) => {
     // The inserter takes each row's values once, in order: each takes the next number.
-    insertReadings(rows, (r) => readingValues(r, ++lastReading));
+    insertReadings(rows, (r) => readingValues(r, ++lastReading, term));
     keepLastReading.run(lastReading);
   });
 

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** What no term is numbered: a reading filtered by an unknown name matches nothing. */
+export const NO_TERM = -1;
+
+/**
+ * The numbers readings give their attribute names and types (migration
+ * 1700-readings-compact), as the read connection finds them. A reader sees
+ * only committed terms and no term is ever deleted or renumbered, so what is
+ * found once is kept for the store's life; the writers number new terms in
+ * their own transactions.
+ */
+export class ReadingTerms {
+  private readonly ids = new Map<string, number>();
+  private readonly terms = new Map<number, string>();
+
+  constructor(private readonly read: Kysely<Database>) {}
+
+  /** The number of `term`, or NO_TERM when no reading has it. */
+  async idOf(term: string): Promise<number> {
+    return (await this.idsOf([term]))[0] as number;
+  }
+
+  /** The numbers of `terms`, in their order (NO_TERM for those no reading has). */
+  async idsOf(terms: readonly string[]): Promise<number[]> {
+    const missing = terms.filter((t) => !this.ids.has(t));
+    if (missing.length > 0) {
+      const rows = await this.read.selectFrom('reading_terms').select(['id', 'term']).where('term', 'in', [...new Set(missing)]).execute();
+      for (const row of rows) this.keep(Number(row.id), row.term);
+    }
+    return terms.map((t) => this.ids.get(t) ?? NO_TERM);
+  }
+
+  /** The term of each number of `ids`, read once for those not known yet. */
+  async namer(ids: Iterable<number>): Promise<(id: number) => string> {
+    const missing = new Set<number>();
+    for (const id of ids) if (!this.terms.has(id)) missing.add(id);
+    if (missing.size > 0) {
+      const rows = await this.read.selectFrom('reading_terms').select(['id', 'term']).where('id', 'in', [...missing]).execute();
+      for (const row of rows) this.keep(Number(row.id), row.term);
+    }
+    return (id) => this.terms.get(id) ?? '';
+  }
+
+  private keep(id: number, term: string): void {
+    this.ids.set(term, id);
+    this.terms.set(id, term);
+  }
+}
