@@ -192,7 +192,6 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   const [locked, state] = await Promise.all([
     LOCK_SITES.run(session, [siteIds]),
     COUNTS_AND_LIVE.run(session, [siteIds, [...new Set(inputs.map((i) => i.asset.id))]]),
-    ensureTerms(session, inputs.flatMap((i) => readingsOf(i.asset.attributes))),
   ]);
   for (const row of locked.rows) sites.set(row.id, { quota: row.quota, latitude: row.latitude, longitude: row.longitude, assets: 0 });
   for (const row of state.rows) {
@@ -217,6 +216,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   if (chosen.length > 0) {
     const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
     const readings = chosen.flatMap(({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
+    await ensureTerms(session, readings);
     const attributes = chosen.flatMap(({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
     const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
     // Rollups keyed by the asset's id: the statement joins them to the assets it actually wrote.
@@ -246,14 +246,10 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
 
 /** Applies updates in order (src/domain/update-plan.ts): one statement reads the assets, one writes them all. */
 async function update(session: Session, inputs: readonly AssetChange[], changes: ChangeSink): Promise<UpdateOutcome[]> {
-  // Locked in id order, as every process locks them; the terms the changes carry are numbered meanwhile.
-  const asked = inputs.flatMap((i) => readingsOf(i.changes));
-  const [locked] = await Promise.all([CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()]), ensureTerms(session, asked)]);
-  const current = locked.rows;
+  // Locked in id order, as every process locks them.
+  const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
   const plan = planUpdates(inputs, current);
-  // A reading may take its type from the stored attribute rather than the change.
-  const numbered = new Set(asked.flatMap((r) => [r.name, r.type]));
-  if (plan.readings.some((r) => !numbered.has(r.name) || !numbered.has(r.type))) await ensureTerms(session, plan.readings);
+  await ensureTerms(session, plan.readings);
   const written = plan.written;
   const attributes = latestAttributeRows(plan.attributes);
   const { readings } = plan;

@@ -15,9 +15,41 @@ export const ENSURE_TERMS = 'insert into reading_terms (term) select t from unne
  */
 export const termId = (term: string): string => `(select id from reading_terms where term = ${term})`;
 
-const ENSURE = new RawStatement<never>(ENSURE_TERMS);
+/** ENSURE_TERMS, with the terms it added and the transaction it ran in. */
+const ENSURE = new RawStatement<{ term: string | null; txid: string }>(`
+with added as (${ENSURE_TERMS} returning term)
+select term, txid_current()::text as txid from added
+union all select null, txid_current()::text`);
 
-/** Numbers the names and types of `readings` not numbered yet. */
+/** What a connection knows of reading_terms. */
+interface KnownTerms {
+  /** Terms committed: none is ever deleted, so they need no numbering again. */
+  committed: Set<string>;
+  /** The transaction of `added`. */
+  txid: string;
+  /** Terms this connection added in that transaction, which may still roll back. */
+  added: Set<string>;
+}
+
+const byConnection = new WeakMap<object, KnownTerms>();
+
+/**
+ * Numbers the names and types of `readings` not numbered yet, with a round
+ * trip only when the connection meets a term it has not seen committed. A
+ * term the statement found already there is committed, unless this very
+ * transaction added it.
+ */
 export async function ensureTerms(session: Session, readings: ReadonlyArray<{ name: string; type: string }>): Promise<void> {
-  await ENSURE.run(session, [[...new Set(readings.flatMap((r) => [r.name, r.type]))]]);
+  let known = byConnection.get(session.conn);
+  if (!known) byConnection.set(session.conn, known = { committed: new Set(), txid: '', added: new Set() });
+  const wanted = [...new Set(readings.flatMap((r) => [r.name, r.type]))].filter((t) => !known.committed.has(t));
+  if (wanted.length === 0) return;
+  const { rows } = await ENSURE.run(session, [wanted]);
+  const txid = rows[0]?.txid ?? '';
+  if (txid !== known.txid) {
+    known.txid = txid;
+    known.added.clear();
+  }
+  for (const row of rows) if (row.term !== null) known.added.add(row.term);
+  for (const term of wanted) if (!known.added.has(term)) known.committed.add(term);
 }
