@@ -75,7 +75,9 @@ const insert = db.prepare("insert into assets (id, type, site, name, attrs, lati
 db.transaction(() => { for (let i = 0; i < Number(process.env.FLOOR_ASSETS); i++) insert.run(process.env.FLOOR_PREFIX + i, String(i)); })();
 const find = db.prepare('select seq, attrs from assets where id = ?');
 const update = db.prepare('update assets set attrs = ?, recorded_at = ?, last_reading_at = ? where seq = ?');
-const reading = db.prepare('insert into readings (seq, asset_seq, name_id, recv_time, observed_offset, type_id, attr_value) values (?, ?, ?, ?, ?, ?, ?)');
+const reading = db.prepare('insert into readings (seq, asset_seq, name_id, recv_time, observed_offset, type_id, sent_value) values (?, ?, ?, ?, ?, ?, ?)');
+// A value that is the observation time's ISO text is left out, as the platform leaves it out.
+const sentValue = (value, observed) => (value.length === 24 && value === new Date(observed).toISOString() ? null : value);
 // Names and types are numbered in reading_terms, as the platform's writer numbers them.
 const addTerm = db.prepare('insert or ignore into reading_terms (term) values (?)');
 const termOf = db.prepare('select id from reading_terms where term = ?').pluck();
@@ -100,7 +102,7 @@ const commit = db.transaction((batch) => {
     update.run(JSON.stringify(attrs), observed, now, row.seq);
     for (const name of Object.keys(job.body)) {
       const a = job.body[name];
-      reading.run(++readingSeq, row.seq, term(name), now, observed - now, term(a.type), typeof a.value === 'string' ? a.value : JSON.stringify(a.value));
+      reading.run(++readingSeq, row.seq, term(name), now, observed - now, term(a.type), sentValue(typeof a.value === 'string' ? a.value : JSON.stringify(a.value), observed));
     }
     job.status = 204;
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { OFF_TIME_READING } from '../shared/off-time-readings.js';
+import { ISO_TEXT } from '../sqlite/sent-value.js';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -7,10 +8,11 @@ import type { StoreMigration } from './index.js';
  * `reading_terms` (each name and type stored once, for every series that uses
  * it) instead of spelling them out in every row: they were most of a
  * reading's bytes. SQLite also keeps the observation time as its distance
- * from the receive time (a few bytes, none for a reading sent on time) and
- * gives `observed_time` back as a virtual column, which the index of
- * off-time readings is built on. Plain statements only, so that the step is
- * correct inside one transaction.
+ * from the receive time (a few bytes) and gives `observed_time` back as a
+ * virtual column, which the index of off-time readings is built on; and it
+ * does not store a value that is the ISO 8601 text of the observation time
+ * (../sqlite/sent-value.ts), which the virtual `attr_value` gives back. Plain
+ * statements only, so that the step is correct inside one transaction.
  */
 export const readingsCompact: StoreMigration = {
   name: '1700-readings-compact',
@@ -19,11 +21,14 @@ export const readingsCompact: StoreMigration = {
     await sql`insert into reading_terms (term) select attr_name from readings union select attr_type from readings`.execute(db);
     await sql`create table readings_compact (
       asset_seq integer not null, name_id integer not null, recv_time integer not null, seq integer not null,
-      observed_offset integer not null, type_id integer not null, attr_value text not null,
+      observed_offset integer not null, type_id integer not null, sent_value text,
       observed_time integer generated always as (recv_time + observed_offset) virtual,
+      attr_value text generated always as (coalesce(sent_value, ${sql.raw(ISO_TEXT)})) virtual,
       primary key (asset_seq, name_id, recv_time, seq)) without rowid`.execute(db);
-    await sql`insert into readings_compact (asset_seq, name_id, recv_time, seq, observed_offset, type_id, attr_value)
-      select r.asset_seq, n.id, r.recv_time, r.seq, r.observed_time - r.recv_time, t.id, r.attr_value
+    // A value is left out only where the virtual column gives back exactly what was sent.
+    await sql`insert into readings_compact (asset_seq, name_id, recv_time, seq, observed_offset, type_id, sent_value)
+      select r.asset_seq, n.id, r.recv_time, r.seq, r.observed_time - r.recv_time, t.id,
+        case when r.attr_value is ${sql.raw(ISO_TEXT.replace('observed_time', 'r.observed_time'))} then null else r.attr_value end
       from readings r join reading_terms n on n.term = r.attr_name join reading_terms t on t.term = r.attr_type
       order by r.asset_seq, n.id, r.recv_time, r.seq`.execute(db);
     await sql`drop table readings`.execute(db);

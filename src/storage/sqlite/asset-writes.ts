@@ -8,6 +8,7 @@ import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
+import { sentValue } from './sent-value.js';
 
 /**
  * SQLite's asset writes. In process (the writer's thread), a statement costs
@@ -58,9 +59,9 @@ const WRITE_STATE_AND_POSITION = new PreparedQuery<[seq: number, attrs: string, 
   (db, [seq, attrs, recordedAt, receivedAt, latitude, longitude]) =>
     db.updateTable('assets').set({ attrs, recorded_at: recordedAt, last_reading_at: receivedAt, latitude, longitude }).where('seq', '=', seq));
 
-/** Readings (variant: rows), their observation time kept as its distance from the receive time (migration 1700-readings-compact). */
+/** Readings (variant: rows), their observation time kept as its distance from the receive time, their value as ./sent-value.ts keeps it. */
 const READINGS = new PreparedQuery<unknown[], never>((rows) => 7 * rows, (_db, p, _dialect, rows) =>
-  sql`insert into readings (seq, asset_seq, recv_time, observed_offset, name_id, type_id, attr_value) values ${sql.join(Array.from({ length: rows }, (_, i) =>
+  sql`insert into readings (seq, asset_seq, recv_time, observed_offset, name_id, type_id, sent_value) values ${sql.join(Array.from({ length: rows }, (_, i) =>
     sql`(${sql.join(Array.from({ length: 7 }, (_c, k) => sql`${p[7 * i + k]}`))})`))}`);
 
 /** Numbers the terms no reading had yet (variant: terms). */
@@ -126,7 +127,7 @@ async function addReadings(session: Session, rows: readonly ReadingRow[]): Promi
   const ids = await termIds(session, rows);
   let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, ids.get(r.name), ids.get(r.type), r.value]), chunk.length);
+    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, ids.get(r.name), ids.get(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
   }
   await addToRollups(session, rows);
 }

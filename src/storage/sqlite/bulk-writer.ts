@@ -1,8 +1,9 @@
 import SQLite from 'better-sqlite3';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
+import { sentValue } from './sent-value.js';
 
 const ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at'];
-const READING_COLUMNS = ['seq', 'asset_seq', 'name_id', 'recv_time', 'observed_offset', 'type_id', 'attr_value'];
+const READING_COLUMNS = ['seq', 'asset_seq', 'name_id', 'recv_time', 'observed_offset', 'type_id', 'sent_value'];
 const ATTRIBUTE_COLUMNS = ['asset_seq', 'name', 'type'];
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
@@ -16,7 +17,7 @@ const assetValues = (a: BulkAsset): unknown[] => [
   a.latitude, a.longitude, a.recordedAt, a.lastReadingAt, a.createdAt,
 ];
 const readingValues = (r: BulkReading, seq: number, term: (text: string) => number): unknown[] =>
-  [seq, r.assetSeq, term(r.name), r.recvTime, r.observedTime - r.recvTime, term(r.type), r.value];
+  [seq, r.assetSeq, term(r.name), r.recvTime, r.observedTime - r.recvTime, term(r.type), sentValue(r.value, r.observedTime)];
 
 /** A prepared INSERT of `rows` rows, and one of a single row for the remainder. */
 function inserter(conn: SQLite.Database, table: string, columns: string[]) {

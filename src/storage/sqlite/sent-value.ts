@@ -1,0 +1,16 @@
+/**
+ * SQLite does not store a reading's value when it is the ISO 8601 text of
+ * the reading's own observation time, as every `TimeInstant` reading sent
+ * with milliseconds is (about a third of a history's readings): the virtual
+ * column `attr_value` gives it back from the observation time (migration
+ * 1700-readings-compact). Within these bounds, years 1970 to 9999, SQLite's
+ * strftime and JavaScript's toISOString write the same text.
+ */
+export const ISO_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', observed_time / 1000.0, 'unixepoch')`;
+
+const LATEST_ISO_TEXT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** What a reading stores of its value: null when `attr_value` gives it back from the observation time. */
+export function sentValue(value: string, observedTime: number): string | null {
+  return value.length === 24 && observedTime >= 0 && observedTime <= LATEST_ISO_TEXT && value === new Date(observedTime).toISOString() ? null : value;
+}
