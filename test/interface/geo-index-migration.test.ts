@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { kmToRadians } from '../../src/domain/geo.js';
-import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { countAssets, pageOfCityAssets, type AssetCriteria } from '../../src/storage/repositories/discovery-assets.js';
-import { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import { storeMigratedTo } from '../helpers/earlier-store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /** Assets as a store of the schema before the index of city positions held them. */
@@ -21,9 +21,7 @@ for (const kind of STORES) {
     let store: Store;
     before(async () => {
       db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('0500-readings-history-index');
-      if (migrated.error) throw migrated.error;
+      store = await storeMigratedTo(db.url, '0500-readings-history-index');
       for (const a of ASSETS) {
         const [experimenter, experiment] = a.site === 'experimenters' ? ['alice', 'exp-1'] : [null, null];
         await sql`insert into assets (seq, id, type, site, name, experimenter, experiment, attrs, latitude, longitude, recorded_at, last_reading_at, created_at, deleted_at)

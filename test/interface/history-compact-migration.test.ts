@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { migrationProvider } from '../../src/storage/migrations/index.js';
+import { sql } from 'kysely';
 import { findReadings, mergedReadings } from '../../src/storage/repositories/readings.js';
-import { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import { addEarlierAsset, storeMigratedTo } from '../helpers/earlier-store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /**
@@ -37,12 +37,8 @@ for (const kind of STORES) {
     let store: Store;
     before(async () => {
       db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('1600-rollup-days');
-      if (migrated.error) throw migrated.error;
-      await sql`insert into assets (seq, id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at)
-        values (1, 'urn:oc:entity:santander:env:old', 'urn:oc:entityType:iotdevice', 'santander', 'old', '{}', 43.46, -3.81, 0, 0, 0)`.execute(store.db);
-      for (const name of NAMES) await sql`insert into asset_attributes (asset_seq, name, type) values (1, ${name}, 'x')`.execute(store.db);
+      store = await storeMigratedTo(db.url, '1600-rollup-days');
+      await addEarlierAsset(store, NAMES);
       for (const r of READINGS) {
         await sql`insert into readings (seq, asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
           values (${r.seq}, 1, ${r.name}, ${r.recvTime}, ${r.observedTime}, ${r.type}, ${r.value})`.execute(store.db);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { MIGRATIONS, migrationProvider } from '../../src/storage/migrations/index.js';
+import { sql } from 'kysely';
+import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { findReadings } from '../../src/storage/repositories/readings.js';
-import { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import { addEarlierAsset, storeMigratedTo } from '../helpers/earlier-store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /** Readings as a store of the schema before observation time held them (written through its own columns). */
@@ -21,14 +22,8 @@ for (const kind of STORES) {
     let store: Store;
     before(async () => {
       db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('0900-changes');
-      if (migrated.error) throw migrated.error;
-      await sql`insert into assets (seq, id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at)
-        values (1, 'urn:oc:entity:santander:env:old', 'urn:oc:entityType:iotdevice', 'santander', 'old', '{}', 43.46, -3.81, 0, 0, 0)`.execute(store.db);
-      for (const name of ['TimeInstant', 'temperature:ambient', 'note']) {
-        await sql`insert into asset_attributes (asset_seq, name, type) values (1, ${name}, 'x')`.execute(store.db);
-      }
+      store = await storeMigratedTo(db.url, '0900-changes');
+      await addEarlierAsset(store, ['TimeInstant', 'temperature:ambient', 'note']);
       for (const r of READINGS) {
         await sql`insert into readings (asset_seq, attr_name, recv_time, attr_type, attr_value) values (1, ${r.name}, ${r.recvTime}, ${r.type}, ${r.value})`.execute(store.db);
       }

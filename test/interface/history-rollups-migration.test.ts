@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { migrationProvider } from '../../src/storage/migrations/index.js';
+import { sql } from 'kysely';
 import { aggregateRawReadings, aggregateReadings } from '../../src/storage/repositories/readings.js';
 import { buildEndedDays } from '../../src/storage/repositories/reading-rollups.js';
-import { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import { addEarlierAsset, storeMigratedTo } from '../helpers/earlier-store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /** Readings of a store made before rollups: two attributes, one with a few values that are not numbers. */
@@ -24,12 +24,8 @@ for (const kind of STORES) {
     let built: Array<Record<string, unknown>>;
     before(async () => {
       db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      const migrated = await new Migrator({ db: store.db, provider: migrationProvider(store.dialect.migrationStep) }).migrateTo('1050-site-history-retention');
-      if (migrated.error) throw migrated.error;
-      await sql`insert into assets (seq, id, type, site, name, attrs, latitude, longitude, recorded_at, last_reading_at, created_at)
-        values (1, 'urn:oc:entity:santander:env:old', 'urn:oc:entityType:iotdevice', 'santander', 'old', '{}', 43.46, -3.81, 0, 0, 0)`.execute(store.db);
-      for (const name of ['temperature:ambient', 'note']) await sql`insert into asset_attributes (asset_seq, name, type) values (1, ${name}, 'x')`.execute(store.db);
+      store = await storeMigratedTo(db.url, '1050-site-history-retention');
+      await addEarlierAsset(store, ['temperature:ambient', 'note']);
       for (const r of READINGS) {
         await sql`insert into readings (asset_seq, attr_name, recv_time, observed_time, attr_type, attr_value)
           values (1, ${r.name}, ${r.recvTime}, ${r.recvTime}, 'x', ${r.value})`.execute(store.db);
