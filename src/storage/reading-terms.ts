@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
+/** The distinct names and types of readings: the terms a write of them needs numbered. */
+export const termsOf = (readings: ReadonlyArray<{ name: string; type: string }>): string[] => [...new Set(readings.flatMap((r) => [r.name, r.type]))];
+
 /** What no term is numbered: a reading filtered by an unknown name matches nothing. */
 export const NO_TERM = -1;
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { OFF_TIME_READING } from '../shared/off-time-readings.js';
-import { ISO_TEXT } from '../sqlite/sent-value.js';
+import { isoTextOf } from '../sqlite/sent-value.js';
 import type { StoreMigration } from './index.js';
 
 /**
@@ -23,12 +23,12 @@ export const readingsCompact: StoreMigration = {
       asset_seq integer not null, name_id integer not null, recv_time integer not null, seq integer not null,
       observed_offset integer not null, type_id integer not null, sent_value text,
       observed_time integer generated always as (recv_time + observed_offset) virtual,
-      attr_value text generated always as (coalesce(sent_value, ${sql.raw(ISO_TEXT)})) virtual,
+      attr_value text generated always as (coalesce(sent_value, ${sql.raw(isoTextOf('observed_time'))})) virtual,
       primary key (asset_seq, name_id, recv_time, seq)) without rowid`.execute(db);
     // A value is left out only where the virtual column gives back exactly what was sent.
     await sql`insert into readings_compact (asset_seq, name_id, recv_time, seq, observed_offset, type_id, sent_value)
       select r.asset_seq, n.id, r.recv_time, r.seq, r.observed_time - r.recv_time, t.id,
-        case when r.attr_value is ${sql.raw(ISO_TEXT.replace('observed_time', 'r.observed_time'))} then null else r.attr_value end
+        case when r.attr_value is ${sql.raw(isoTextOf('r.observed_time'))} then null else r.attr_value end
       from readings r join reading_terms n on n.term = r.attr_name join reading_terms t on t.term = r.attr_type
       order by r.asset_seq, n.id, r.recv_time, r.seq`.execute(db);
     await sql`drop table readings`.execute(db);

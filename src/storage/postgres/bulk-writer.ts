@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
+import { termsOf } from '../reading-terms.js';
 import { ENSURE_TERMS, termId } from './reading-terms.js';
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
@@ -69,7 +70,7 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
     async addReadings(rows: BulkReading[]) {
       if (rows.length === 0) return;
       // Names and types are numbered as the writers number them (migration 1700-readings-compact).
-      await client.query(ENSURE_TERMS, [[...new Set(rows.flatMap((r) => [r.name, r.type]))]]);
+      await client.query(ENSURE_TERMS, [termsOf(rows)]);
       await client.query(
         `insert into readings (asset_seq, name_id, recv_time, observed_time, type_id, attr_value)
          select r.asset_seq, ${termId('r.name')}, r.recv_time, r.observed_time, ${termId('r.type')}, r.attr_value

@@ -1,4 +1,5 @@
 import { RawStatement, type Session } from '../prepared-query.js';
+import { termsOf } from '../reading-terms.js';
 
 /**
  * Numbers the attribute names and types of readings that have no number yet
@@ -42,7 +43,7 @@ const byConnection = new WeakMap<object, KnownTerms>();
 export async function ensureTerms(session: Session, readings: ReadonlyArray<{ name: string; type: string }>): Promise<void> {
   let known = byConnection.get(session.conn);
   if (!known) byConnection.set(session.conn, known = { committed: new Set(), txid: '', added: new Set() });
-  const wanted = [...new Set(readings.flatMap((r) => [r.name, r.type]))].filter((t) => !known.committed.has(t));
+  const wanted = termsOf(readings).filter((t) => !known.committed.has(t));
   if (wanted.length === 0) return;
   const { rows } = await ENSURE.run(session, [wanted]);
   const txid = rows[0]?.txid ?? '';

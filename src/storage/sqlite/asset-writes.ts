@@ -8,6 +8,7 @@ import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
+import { termsOf } from '../reading-terms.js';
 import { sentValue } from './sent-value.js';
 
 /**
@@ -73,9 +74,8 @@ const TERM_IDS = new PreparedQuery<string[], { id: number; term: string }>((n) =
 
 /** The numbers of the readings' names and types in reading_terms, numbering those new in this transaction. */
 async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<Map<string, number>> {
-  const terms = [...new Set(rows.flatMap((r) => [r.name, r.type]))];
   const ids = new Map<string, number>();
-  for (const run of chunks(terms)) {
+  for (const run of chunks(termsOf(rows))) {
     await ADD_TERMS.run(session, run, run.length);
     for (const row of (await TERM_IDS.run(session, run, run.length)).rows) ids.set(row.term, Number(row.id));
   }

@@ -6,7 +6,7 @@
  * 1700-readings-compact). Within these bounds, years 1970 to 9999, SQLite's
  * strftime and JavaScript's toISOString write the same text.
  */
-export const ISO_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', observed_time / 1000.0, 'unixepoch')`;
+export const isoTextOf = (observedTime: string): string => `strftime('%Y-%m-%dT%H:%M:%fZ', ${observedTime} / 1000.0, 'unixepoch')`;
 
 const LATEST_ISO_TEXT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
