@@ -1,4 +1,4 @@
-import type { AliasedRawBuilder, Kysely, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
+import type { AliasedRawBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
 import type { AssetChange, AssetDeletion, CreateInput, CreateOutcome, UpdateOutcome } from '../domain/asset-writes.js';
 import type { ChangeRecord, ChangeSink } from '../domain/changes.js';
 import type { StoreErrorKind } from '../domain/errors.js';
@@ -89,6 +89,18 @@ export interface ReadingQueries {
   numericValue(): RawBuilder<number | null>;
   /** Must each per-attribute walk of a merged page stop at the page's end by itself (else the store reads and sorts it whole)? */
   readonly walksStopAtPage: boolean;
+  /**
+   * A reading's value and its observation time less its receive time, as the store keeps them: the
+   * cheapest to read many of. The value may be NULL where it is the ISO 8601 text of the observation
+   * time (read back by ./shared/stored-readings.ts).
+   */
+  readonly stored: { value: RawBuilder<string | null>; observedOffset: RawBuilder<number> };
+  /**
+   * The rows of `page` (stored readings: recvTime, seq, attrName, attrType, attrValue, observedTime) in
+   * one text, as ./shared/stored-readings.ts reads it back: for a store whose driver costs more per row
+   * than the store spends writing them so (omitted where rows come cheaper).
+   */
+  packed?(page: Expression<unknown>): RawBuilder<{ packed: string | null }>;
 }
 
 

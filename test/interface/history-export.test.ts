@@ -71,6 +71,28 @@ describeEachStore('history export', (platform) => {
     }
   });
 
+  it('gives back every value exactly as sent, whatever characters it holds, page after page', async () => {
+    const id = 'urn:oc:entity:exporting:environment:archive:values';
+    const values = ['"starts with a quote"', '', 'comma, and\r\nCRLF', 'back\\slash \u0001 ✓ 😀', iso(T0 + 5 * MIN - 250), '0052.00'];
+    await site.create(id, { ...temperature('1.00') }, T0, T0 - 250);
+    for (const [i, value] of values.entries()) {
+      await site.update(id, { label: { type: 'Text', value }, seen: { type: 'DateTime', value: iso(T0 + (i + 1) * MIN - 250) } }, T0 + (i + 1) * MIN, T0 + (i + 1) * MIN - 250);
+    }
+    const res = await get(`/datasource/${id}/export`);
+    assert.equal(res.statusCode, 200, res.body);
+    const readings = res.body.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.deepEqual(readings.filter((r) => r.attrName === 'label').map((r) => r.attrValue), values);
+    // A value that is the text of its update's TimeInstant (as `seen` and TimeInstant are) comes back as sent.
+    for (const r of readings.filter((x) => x.attrName === 'seen' || x.attrName === 'TimeInstant')) assert.equal(r.attrValue, r.observedAt);
+    const store = platform().ctx.store;
+    const asset = await findHistoryAsset(store, id);
+    const whole: string[] = [];
+    for await (const page of exportReadings(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined, timeIndex: 'received' }, 2)) {
+      whole.push(...page.map((r) => JSON.stringify([r.recvTime, r.observedTime, r.attrName, r.attrType, r.attrValue])));
+    }
+    assert.deepEqual(whole, readings.map((r) => JSON.stringify([Date.parse(r.recvTime), Date.parse(r.observedAt), r.attrName, r.attrType, r.attrValue])));
+  });
+
   it('answers an unknown asset or attribute with 404, a bad range with 400, before streaming', async () => {
     assert.equal((await get('/datasource/urn:oc:entity:exporting:environment:archive:404/export')).statusCode, 404);
     const attr = await get(`/datasource/${ASSET}/export?attr=pressure`);

@@ -14,31 +14,40 @@ export function exportHeader(format: BodyFormat): Buffer | undefined {
   return format === 'csv' ? Buffer.from('recvTime,observedAt,attrName,attrType,attrValue\r\n') : undefined;
 }
 
-export function exportLines(readings: readonly ExportedReading[], format: BodyFormat): Buffer {
+/**
+ * Writes the lines of an export, page after page. Consecutive readings share
+ * their times (the attributes of one update), and an asset has few attributes:
+ * each time text is written once per run of equal ones, and each attribute's
+ * name and type once per export.
+ */
+export function exportWriter(format: BodyFormat): (readings: readonly ExportedReading[], start: number, end: number) => Buffer {
   const csv = format === 'csv';
-  let out = '';
-  // Consecutive readings share their times (the attributes of one update) or their name and type
-  // (one attribute's history): each part of a line is written once per run of equal ones.
-  let recv = Number.NaN;
-  let observed = Number.NaN;
-  let timesText = '';
-  let name: string | undefined;
-  let type: string | undefined;
-  let namesText = '';
-  for (const r of readings) {
-    if (r.recvTime !== recv || r.observedTime !== observed) {
-      recv = r.recvTime;
-      observed = r.observedTime;
-      timesText = csv
-        ? `${formatRecvTime(recv)},${formatRecvTime(observed)},`
-        : `{"recvTime":"${formatRecvTime(recv)}","observedAt":"${formatRecvTime(observed)}","attrName":`;
+  const names = new Map<string, { type: string; text: string }>();
+  const namesText = (name: string, type: string): string => {
+    const known = names.get(name);
+    if (known?.type === type) return known.text;
+    const text = csv ? `${csvField(name)},${csvField(type)},` : `${asciiQuote(name)},"attrType":${asciiQuote(type)},"attrValue":`;
+    names.set(name, { type, text });
+    return text;
+  };
+  return (readings, start, end) => {
+    let out = '';
+    let recv = Number.NaN;
+    let observed = Number.NaN;
+    let timesText = '';
+    for (let i = start; i < end; i++) {
+      const r = readings[i]!;
+      if (r.recvTime !== recv || r.observedTime !== observed) {
+        recv = r.recvTime;
+        observed = r.observedTime;
+        timesText = csv
+          ? `${formatRecvTime(recv)},${formatRecvTime(observed)},`
+          : `{"recvTime":"${formatRecvTime(recv)}","observedAt":"${formatRecvTime(observed)}","attrName":`;
+      }
+      out += csv
+        ? `${timesText}${namesText(r.attrName, r.attrType)}${csvField(r.attrValue)}\r\n`
+        : `${timesText}${namesText(r.attrName, r.attrType)}${asciiQuote(r.attrValue)}}\n`;
     }
-    if (r.attrName !== name || r.attrType !== type) {
-      name = r.attrName;
-      type = r.attrType;
-      namesText = csv ? `${csvField(name)},${csvField(type)},` : `${asciiQuote(name)},"attrType":${asciiQuote(type)},"attrValue":`;
-    }
-    out += csv ? `${timesText}${namesText}${csvField(r.attrValue)}\r\n` : `${timesText}${namesText}${asciiQuote(r.attrValue)}}\n`;
-  }
-  return csv ? Buffer.from(out, 'utf8') : asciiBytes(out);
+    return csv ? Buffer.from(out, 'utf8') : asciiBytes(out);
+  };
 }

@@ -30,13 +30,21 @@ const EXPORT_PAGE = 4096;
 export async function* exportReadings(store: Store, filter: ExportFilter, batch = EXPORT_PAGE): AsyncGenerator<ExportedReading[]> {
   const names = filter.attrName !== undefined ? [filter.attrName] : await listRecordedAttributes(store, filter.assetSeq);
   const merged = { assetSeq: filter.assetSeq, range: filter.range, timeIndex: filter.timeIndex, names, withObservedTime: true };
-  let after: ReadingKey | undefined;
+  // Every reading comes back with its observation time (withObservedTime).
+  const read = (after: ReadingKey | undefined): Promise<ExportedReading[]> => {
+    const page = mergedReadings(store, merged, 'asc', { limit: batch, offset: 0, after }) as Promise<ExportedReading[]>;
+    // A page read ahead for a download that ends before it is wanted fails unseen.
+    page.catch(() => undefined);
+    return page;
+  };
+  let next = read(undefined);
   for (;;) {
-    // Every reading comes back with its observation time (withObservedTime).
-    const page = await mergedReadings(store, merged, 'asc', { limit: batch, offset: 0, after }) as ExportedReading[];
-    if (page.length > 0) yield page;
+    const page = await next;
     const last = page[page.length - 1];
-    if (!last || page.length < batch) return;
-    after = { time: timeOn(filter.timeIndex, last), seq: last.seq };
+    const more = last !== undefined && page.length === batch;
+    // The next page is read while this one is written: a store on its own server works meanwhile.
+    if (more) next = read({ time: timeOn(filter.timeIndex, last), seq: last.seq });
+    if (page.length > 0) yield page;
+    if (!more) return;
   }
 }

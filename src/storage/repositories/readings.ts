@@ -7,6 +7,7 @@ import type { Database } from '../schema.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
 import { OFF_TIME_READING, ON_TIME_MS } from '../shared/off-time-readings.js';
+import { storedValueOf, unpackReadings, type StoredReading } from '../shared/stored-readings.js';
 import type { Store } from '../store.js';
 import { aggregateFromRollups } from './reading-rollups.js';
 
@@ -91,9 +92,8 @@ function receivedIn(db: Executor, filter: SeriesFilter) {
 
 /** Only the readings past `key` on `column`, in `direction` order (keyset paging). */
 function pastKey<Q extends SelectQueryBuilder<Database, 'readings', object>>(q: Q, column: 'recv_time' | 'observed_time', key: ReadingKey, direction: 'asc' | 'desc'): Q {
-  const past = direction === 'asc' ? '>' : '<';
-  // The time bound alone is what the index walk starts from; the seq only breaks the tie at that time.
-  return q.where(column, direction === 'asc' ? '>=' : '<=', key.time).where((eb) => eb.or([eb(column, past, key.time), eb('seq', past, key.seq)])) as Q;
+  // Compared as a pair, the key is where the index walk starts: with `time > t or seq > s` each page walked from the time alone.
+  return q.where((eb) => eb(eb.refTuple(column, 'seq'), direction === 'asc' ? '>' : '<', eb.tuple(key.time, key.seq))) as Q;
 }
 
 const OFF_TIME = sql<SqlBool>`${sql.raw(OFF_TIME_READING)}`;
@@ -197,6 +197,24 @@ async function named<R extends NumberedReading>(store: Store, rows: R[], only?: 
 }
 
 const RECEIVED_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType', 'attr_value as attrValue'] as const;
+const STORED_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType'] as const;
+
+/** The readings in (receive time, seq) order of `direction`: as a packed page gives them, which is checked rather than assumed. */
+function inPageOrder(rows: StoredReading[], direction: 'asc' | 'desc'): StoredReading[] {
+  const sign = direction === 'asc' ? 1 : -1;
+  const before = (a: StoredReading, b: StoredReading) => sign * (a.recvTime - b.recvTime || a.seq - b.seq);
+  for (let i = 1; i < rows.length; i++) if (before(rows[i - 1]!, rows[i]!) > 0) return rows.sort(before);
+  return rows;
+}
+
+/** Readings read as stored (value, and observation time as an offset from the receive time), made whole in place. */
+function fromStored(rows: StoredReading[]): Array<StoredReading & { attrValue: string }> {
+  for (const r of rows) {
+    r.observedTime += r.recvTime;
+    r.attrValue = storedValueOf(r.attrValue, r.observedTime);
+  }
+  return rows as Array<StoredReading & { attrValue: string }>;
+}
 
 /** The most per-attribute walks one statement merges (SQLite allows 500 arms in a compound select). */
 const MERGED_WALKS = 64;
@@ -239,6 +257,7 @@ export async function mergedReadings(
   const reach = page.offset + page.limit;
   const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
   const single = groups.length === 1;
+  const { stored, packed } = store.dialect.readings;
   const read = await Promise.all(groups.map(async (group) => {
     const walks = (await store.terms.idsOf(group)).map((nameId) => {
       if (observed) {
@@ -248,16 +267,24 @@ export async function mergedReadings(
         return store.read.selectFrom(walk.as('walk')).selectAll();
       }
       const received = receivedIn(store.read, { assetSeq, nameId, range });
-      const plain = (after ? pastKey(received, 'recv_time', after, direction) : received).select(RECEIVED_COLUMNS);
-      // The observation time is read only when asked for: the receive-time walk is served by its index alone.
-      const walk = filter.withObservedTime ? plain.select('observed_time as observedTime') as unknown as typeof plain : plain;
+      const past = after ? pastKey(received, 'recv_time', after, direction) : received;
+      // With the observation time, the value and the time come from the columns the store keeps (read back below).
+      const plain = past.select(RECEIVED_COLUMNS);
+      const walk = filter.withObservedTime
+        ? past.select([...STORED_COLUMNS, stored.value.as('attrValue'), stored.observedOffset.as('observedTime')]) as unknown as typeof plain
+        : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
       const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
       return store.read.selectFrom(stopped.as('walk')).selectAll();
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
       .orderBy(sql.ref(order), direction).orderBy('seq', direction);
-    return named(store, await (single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach)).execute());
+    const limited = single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach);
+    if (!filter.withObservedTime || observed) return named(store, await limited.execute());
+    const rows = packed
+      ? inPageOrder(unpackReadings((await packed(limited).execute(store.read)).rows[0]?.packed ?? null), direction)
+      : await limited.execute() as unknown as StoredReading[];
+    return named(store, fromStored(rows));
   }));
   if (single) return read[0]!;
   const sign = direction === 'asc' ? 1 : -1;
