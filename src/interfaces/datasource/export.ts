@@ -13,15 +13,15 @@ import { findHistoryAsset, isRecordedAttribute } from '../../storage/repositorie
 import { exportHeader, exportWriter, NDJSON_TYPE } from './render-export.js';
 import { CSV_TYPE, negotiateFormat } from './render.js';
 
+/** Readings a chunk of the body holds. */
+const EXPORT_CHUNK = 256;
+
 /**
  * GET /datasource/{assetId}/export: the whole history of an asset (or of one
  * attribute), streamed as a download with no row limit. It is read a page at a
  * time as the client takes it (the stream's backpressure), so memory stays the
  * size of a few pages however long the history is.
  */
-/** Readings a chunk of the body holds. */
-const EXPORT_CHUNK = 256;
-
 export function registerExport(scope: FastifyInstance, ctx: AppContext): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/:assetId/export', {
