@@ -196,13 +196,20 @@ async function named<R extends NumberedReading>(store: Store, rows: R[], only?: 
   return rows as Array<R & ReadingRecord>;
 }
 
-const RECEIVED_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType', 'attr_value as attrValue'] as const;
-const STORED_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType'] as const;
+/** What locates a reading, read alike whether its value comes as given back or as stored. */
+const KEY_COLUMNS = ['recv_time as recvTime', 'seq', 'name_id as attrName', 'type_id as attrType'] as const;
+const RECEIVED_COLUMNS = [...KEY_COLUMNS, 'attr_value as attrValue'] as const;
+
+/** Readings in the order of an index (its time, then seq), ascending or newest first. */
+const inOrder = (index: TimeIndex | undefined, direction: 'asc' | 'desc') => {
+  const sign = direction === 'asc' ? 1 : -1;
+  return (a: { recvTime: number; observedTime?: number | undefined; seq: number }, b: typeof a): number =>
+    sign * (timeOn(index, a) - timeOn(index, b) || a.seq - b.seq);
+};
 
 /** The readings in (receive time, seq) order of `direction`: as a packed page gives them, which is checked rather than assumed. */
 function inPageOrder(rows: StoredReading[], direction: 'asc' | 'desc'): StoredReading[] {
-  const sign = direction === 'asc' ? 1 : -1;
-  const before = (a: StoredReading, b: StoredReading) => sign * (a.recvTime - b.recvTime || a.seq - b.seq);
+  const before = inOrder('received', direction);
   for (let i = 1; i < rows.length; i++) if (before(rows[i - 1]!, rows[i]!) > 0) return rows.sort(before);
   return rows;
 }
@@ -271,7 +278,7 @@ export async function mergedReadings(
       // With the observation time, the value and the time come from the columns the store keeps (read back below).
       const plain = past.select(RECEIVED_COLUMNS);
       const walk = filter.withObservedTime
-        ? past.select([...STORED_COLUMNS, stored.value.as('attrValue'), stored.observedOffset.as('observedTime')]) as unknown as typeof plain
+        ? past.select([...KEY_COLUMNS, stored.value.as('attrValue'), stored.observedOffset.as('observedTime')]) as unknown as typeof plain
         : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
       const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
@@ -287,8 +294,7 @@ export async function mergedReadings(
     return named(store, fromStored(rows));
   }));
   if (single) return read[0]!;
-  const sign = direction === 'asc' ? 1 : -1;
-  return read.flat().sort((a, b) => sign * (timeOn(timeIndex, a) - timeOn(timeIndex, b) || a.seq - b.seq)).slice(page.offset, reach);
+  return read.flat().sort(inOrder(timeIndex, direction)).slice(page.offset, reach);
 }
 
 /** The rows of `counted`, with the count of drops of expired history. */
