@@ -10,6 +10,8 @@ export interface StoreParts {
   write: Kysely<Database>;
   /** Connection for reads (the same as `write` where the store has one connection or one pool). */
   read: Kysely<Database>;
+  /** Connection for reads that walk much of the store once, such as exports (omitted: `read`). */
+  scan?: Kysely<Database>;
   dialect: Dialect;
   /** How the write pipeline's batches are committed. */
   committer: BatchCommitter;

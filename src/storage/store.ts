@@ -29,6 +29,13 @@ export class Store {
   readonly db: Kysely<Database>;
   /** Connection for reads (the same pool on PostgreSQL). */
   readonly read: Kysely<Database>;
+  /**
+   * Connection for reads that walk much of the store once (exports): where a
+   * connection keeps a page cache in the process, this one keeps a small one,
+   * so that such a walk neither fills the server's memory nor evicts what
+   * other reads keep cached.
+   */
+  readonly scan: Kysely<Database>;
   readonly dialect: Dialect;
   /** The change log: what every committed asset write changed, in order (./change-log.ts). */
   readonly changes: ChangeLog;
@@ -38,6 +45,7 @@ export class Store {
   private constructor(private readonly parts: StoreParts, timeoutMs: number) {
     this.db = parts.write;
     this.read = parts.read;
+    this.scan = parts.scan ?? parts.read;
     this.dialect = parts.dialect;
     this.writes = new WritePipeline(parts.committer, (seq) => {
       this.changes.committed(seq);
@@ -116,5 +124,6 @@ export class Store {
     await this.db.destroy();
     await this.parts.closeBeside?.();
     if (this.read !== this.db) await this.read.destroy();
+    if (this.scan !== this.read) await this.scan.destroy();
   }
 }

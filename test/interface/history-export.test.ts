@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import { HistorySite, temperature } from '../helpers/history-site.js';
 import { describeEachStore } from '../helpers/platform.js';
 import { findHistoryAsset, findReadings } from '../../src/storage/repositories/readings.js';
-import { exportReadings } from '../../src/storage/repositories/reading-export.js';
+import { exportPages } from '../../src/storage/repositories/reading-export.js';
 
 const T0 = Date.parse('2026-05-01T00:00:00.000Z');
 const MIN = 60_000;
@@ -63,7 +63,7 @@ describeEachStore('history export', (platform) => {
     const all = await findReadings(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined }, { kind: 'page', limit: 1000, offset: 0 });
     for (const batch of [1, 3, 7, 500]) {
       const seen: string[] = [];
-      for await (const page of exportReadings(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined, timeIndex: 'received' }, batch)) {
+      for await (const page of exportPages(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined, timeIndex: 'received' }, (page) => page, batch)) {
         assert.ok(page.length <= batch);
         seen.push(...page.map((r) => `${r.recvTime} ${r.attrName} ${r.attrValue}`));
       }
@@ -87,7 +87,7 @@ describeEachStore('history export', (platform) => {
     const store = platform().ctx.store;
     const asset = await findHistoryAsset(store, id);
     const whole: string[] = [];
-    for await (const page of exportReadings(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined, timeIndex: 'received' }, 2)) {
+    for await (const page of exportPages(store, { assetSeq: asset!.seq, attrName: undefined, range: undefined, timeIndex: 'received' }, (page) => page, 2)) {
       whole.push(...page.map((r) => JSON.stringify([r.recvTime, r.observedTime, r.attrName, r.attrType, r.attrValue])));
     }
     assert.deepEqual(whole, readings.map((r) => JSON.stringify([Date.parse(r.recvTime), Date.parse(r.observedAt), r.attrName, r.attrType, r.attrValue])));

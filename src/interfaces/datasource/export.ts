@@ -8,13 +8,10 @@ import { bearerOptional } from '../../contracts/security.js';
 import { exportFileName, parseExportQuery } from '../../domain/history-export.js';
 import { notFound } from '../../domain/errors.js';
 import { visibleOrNotFound } from '../../domain/visibility.js';
-import { exportReadings } from '../../storage/repositories/reading-export.js';
+import { exportPages } from '../../storage/repositories/reading-export.js';
 import { findHistoryAsset, isRecordedAttribute } from '../../storage/repositories/readings.js';
 import { exportHeader, exportWriter, NDJSON_TYPE } from './render-export.js';
 import { CSV_TYPE, negotiateFormat } from './render.js';
-
-/** Readings a chunk of the body holds. */
-const EXPORT_CHUNK = 256;
 
 /**
  * GET /datasource/{assetId}/export: the whole history of an asset (or of one
@@ -49,15 +46,12 @@ export function registerExport(scope: FastifyInstance, ctx: AppContext): void {
       throw notFound(`The attribute '${query.attrName}' is not recorded for the asset '${assetId}'`);
     }
     const format = negotiateFormat(request.headers.accept);
-    const pages = exportReadings(ctx.store, { assetSeq: asset.seq, attrName: query.attrName, range: query.range, timeIndex: query.timeIndex });
+    // Each page is written as bytes once read: what waits for the client is bytes, not readings.
+    const pages = exportPages(ctx.store, { assetSeq: asset.seq, attrName: query.attrName, range: query.range, timeIndex: query.timeIndex }, exportWriter(format));
     async function* body(): AsyncGenerator<Buffer> {
       const header = exportHeader(format);
       if (header) yield header;
-      const lines = exportWriter(format);
-      // Written in chunks smaller than a page: a chunk's text and bytes stay among the heap's small objects.
-      for await (const page of pages) {
-        for (let start = 0; start < page.length; start += EXPORT_CHUNK) yield lines(page, start, Math.min(page.length, start + EXPORT_CHUNK));
-      }
+      for await (const chunks of pages) yield* chunks;
     }
     return reply
       .header('content-type', format === 'csv' ? CSV_TYPE : NDJSON_TYPE)

@@ -14,13 +14,16 @@ export function exportHeader(format: BodyFormat): Buffer | undefined {
   return format === 'csv' ? Buffer.from('recvTime,observedAt,attrName,attrType,attrValue\r\n') : undefined;
 }
 
+/** Readings a chunk of the body holds: a chunk's text and bytes stay among the heap's small objects. */
+const EXPORT_CHUNK = 256;
+
 /**
- * Writes the lines of an export, page after page. Consecutive readings share
+ * Writes the lines of an export, page after page, as chunks of bytes. Consecutive readings share
  * their times (the attributes of one update), and an asset has few attributes:
  * each time text is written once per run of equal ones, and each attribute's
  * name and type once per export.
  */
-export function exportWriter(format: BodyFormat): (readings: readonly ExportedReading[], start: number, end: number) => Buffer {
+export function exportWriter(format: BodyFormat): (page: readonly ExportedReading[]) => Buffer[] {
   const csv = format === 'csv';
   const names = new Map<string, { type: string; text: string }>();
   const namesText = (name: string, type: string): string => {
@@ -30,7 +33,7 @@ export function exportWriter(format: BodyFormat): (readings: readonly ExportedRe
     names.set(name, { type, text });
     return text;
   };
-  return (readings, start, end) => {
+  const chunk = (readings: readonly ExportedReading[], start: number, end: number): Buffer => {
     let out = '';
     let recv = Number.NaN;
     let observed = Number.NaN;
@@ -49,5 +52,10 @@ export function exportWriter(format: BodyFormat): (readings: readonly ExportedRe
         : `${timesText}${namesText(r.attrName, r.attrType)}${asciiQuote(r.attrValue)}}\n`;
     }
     return csv ? Buffer.from(out, 'utf8') : asciiBytes(out);
+  };
+  return (page) => {
+    const chunks: Buffer[] = [];
+    for (let start = 0; start < page.length; start += EXPORT_CHUNK) chunks.push(chunk(page, start, Math.min(page.length, start + EXPORT_CHUNK)));
+    return chunks;
   };
 }

@@ -26,25 +26,36 @@ export interface ExportFilter {
 /** Readings one page holds. */
 const EXPORT_PAGE = 4096;
 
-/** The readings, oldest first, in pages of at most `batch` (the readings held in memory at once, about). */
-export async function* exportReadings(store: Store, filter: ExportFilter, batch = EXPORT_PAGE): AsyncGenerator<ExportedReading[]> {
+/**
+ * The readings, oldest first, in pages of at most `batch` (the readings held in memory at once, about),
+ * each given as `shape` makes it as soon as it is read: a page's readings die young (the next
+ * page is read ahead, and what waits meanwhile is its shape, such as the bytes it is written as).
+ */
+export async function* exportPages<T>(
+  store: Store, filter: ExportFilter, shape: (page: ExportedReading[]) => T, batch = EXPORT_PAGE,
+): AsyncGenerator<T> {
   const names = filter.attrName !== undefined ? [filter.attrName] : await listRecordedAttributes(store, filter.assetSeq);
-  const merged = { assetSeq: filter.assetSeq, range: filter.range, timeIndex: filter.timeIndex, names, withObservedTime: true };
+  const merged = { assetSeq: filter.assetSeq, range: filter.range, timeIndex: filter.timeIndex, names, withObservedTime: true, scan: true };
+  interface Shaped { shaped: T | undefined; after: ReadingKey | undefined }
   // Every reading comes back with its observation time (withObservedTime).
-  const read = (after: ReadingKey | undefined): Promise<ExportedReading[]> => {
-    const page = mergedReadings(store, merged, 'asc', { limit: batch, offset: 0, after }) as Promise<ExportedReading[]>;
+  const read = (after: ReadingKey | undefined): Promise<Shaped> => {
+    const page = (mergedReadings(store, merged, 'asc', { limit: batch, offset: 0, after }) as Promise<ExportedReading[]>).then((readings): Shaped => {
+      const last = readings[readings.length - 1];
+      return {
+        shaped: readings.length > 0 ? shape(readings) : undefined,
+        after: last !== undefined && readings.length === batch ? { time: timeOn(filter.timeIndex, last), seq: last.seq } : undefined,
+      };
+    });
     // A page read ahead for a download that ends before it is wanted fails unseen.
     page.catch(() => undefined);
     return page;
   };
   let next = read(undefined);
   for (;;) {
-    const page = await next;
-    const last = page[page.length - 1];
-    const more = last !== undefined && page.length === batch;
+    const { shaped, after } = await next;
     // The next page is read while this one is written: a store on its own server works meanwhile.
-    if (more) next = read({ time: timeOn(filter.timeIndex, last), seq: last.seq });
-    if (page.length > 0) yield page;
-    if (!more) return;
+    if (after) next = read(after);
+    if (shaped !== undefined) yield shaped;
+    if (!after) return;
   }
 }

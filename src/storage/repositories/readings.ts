@@ -244,6 +244,8 @@ export interface MergedFilter extends Omit<ReadingsFilter, 'attrName'> {
   names?: readonly string[] | undefined;
   /** Read the observation time even when the history is indexed by receive time. */
   withObservedTime?: boolean;
+  /** A walk of much of the history (an export): read on the store's connection for such walks. */
+  scan?: boolean;
 }
 
 /**
@@ -265,15 +267,16 @@ export async function mergedReadings(
   const groups = Array.from({ length: Math.ceil(names.length / MERGED_WALKS) }, (_, i) => names.slice(i * MERGED_WALKS, (i + 1) * MERGED_WALKS));
   const single = groups.length === 1;
   const { stored, packed } = store.dialect.readings;
+  const db = filter.scan ? store.scan : store.read;
   const read = await Promise.all(groups.map(async (group) => {
     const walks = (await store.terms.idsOf(group)).map((nameId) => {
       if (observed) {
         // Unordered as read (byObservation): every store sorts and stops it.
-        const walk = store.read.selectFrom(byObservation(store.read, { assetSeq, nameId, range, direction, after, reach }).as('r'))
+        const walk = db.selectFrom(byObservation(db, { assetSeq, nameId, range, direction, after, reach }).as('r'))
           .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
-        return store.read.selectFrom(walk.as('walk')).selectAll();
+        return db.selectFrom(walk.as('walk')).selectAll();
       }
-      const received = receivedIn(store.read, { assetSeq, nameId, range });
+      const received = receivedIn(db, { assetSeq, nameId, range });
       const past = after ? pastKey(received, 'recv_time', after, direction) : received;
       // With the observation time, the value and the time come from the columns the store keeps (read back below).
       const plain = past.select(RECEIVED_COLUMNS);
@@ -282,14 +285,14 @@ export async function mergedReadings(
         : plain;
       // A store that merges plain arms as they come from the index needs no stop; another would read and sort each arm whole.
       const stopped = store.dialect.readings.walksStopAtPage ? walk.orderBy('recv_time', direction).orderBy('seq', direction).limit(reach) : walk;
-      return store.read.selectFrom(stopped.as('walk')).selectAll();
+      return db.selectFrom(stopped.as('walk')).selectAll();
     });
     const merged = walks.slice(1).reduce((all, walk) => all.unionAll(walk), walks[0]!)
       .orderBy(sql.ref(order), direction).orderBy('seq', direction);
     const limited = single ? merged.limit(page.limit).offset(page.offset) : merged.limit(reach);
     if (!filter.withObservedTime || observed) return named(store, await limited.execute());
     const rows = packed
-      ? inPageOrder(unpackReadings((await packed(limited).execute(store.read)).rows[0]?.packed ?? null), direction)
+      ? inPageOrder(unpackReadings((await packed(limited).execute(db)).rows[0]?.packed ?? null), direction)
       : await limited.execute() as unknown as StoredReading[];
     return named(store, fromStored(rows));
   }));

@@ -26,21 +26,34 @@ export interface StoredReading {
 export function unpackReadings(packed: string | null): StoredReading[] {
   if (packed === null) return [];
   const out: StoredReading[] = [];
-  for (const line of packed.split('\n')) {
-    const a = line.indexOf(',');
-    const b = line.indexOf(',', a + 1);
-    const c = line.indexOf(',', b + 1);
-    const d = line.indexOf(',', c + 1);
-    const e = line.indexOf(',', d + 1);
-    const value = e === -1 ? null : line.slice(e + 1);
+  // Read in place, field by field: a page's text is large, and nothing is cut from it but the values.
+  for (let start = 0; start < packed.length;) {
+    let end = packed.indexOf('\n', start);
+    if (end === -1) end = packed.length;
+    const a = packed.indexOf(',', start);
+    const b = packed.indexOf(',', a + 1);
+    const c = packed.indexOf(',', b + 1);
+    const d = packed.indexOf(',', c + 1);
+    let e = packed.indexOf(',', d + 1);
+    if (e > end) e = -1;
+    const value = e === -1 ? null : packed.slice(e + 1, end);
     out.push({
-      recvTime: Number(line.slice(0, a)),
-      seq: Number(line.slice(a + 1, b)),
-      attrName: Number(line.slice(b + 1, c)),
-      attrType: Number(line.slice(c + 1, d)),
-      observedTime: Number(e === -1 ? line.slice(d + 1) : line.slice(d + 1, e)),
+      recvTime: integerIn(packed, start, a),
+      seq: integerIn(packed, a + 1, b),
+      attrName: integerIn(packed, b + 1, c),
+      attrType: integerIn(packed, c + 1, d),
+      observedTime: integerIn(packed, d + 1, e === -1 ? end : e),
       attrValue: value !== null && value.startsWith('"') ? JSON.parse(value) as string : value,
     });
+    start = end + 1;
   }
   return out;
+}
+
+/** The integer written in decimal in `text` from `start` to `end` (a sign allowed), as it is read without cutting it out. */
+function integerIn(text: string, start: number, end: number): number {
+  const negative = text.charCodeAt(start) === 45;
+  let n = 0;
+  for (let i = negative ? start + 1 : start; i < end; i++) n = n * 10 + (text.charCodeAt(i) - 48);
+  return negative ? -n : n;
 }

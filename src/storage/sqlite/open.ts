@@ -21,6 +21,8 @@ import { writerThreadDialect } from './writer-thread-driver.js';
  */
 const WRITER_CACHE_KIB = 32_768;
 const READER_CACHE_KIB = 32_768;
+/** Page cache of the connection for long walks (exports): each page is read once, in order, and a big cache would only fill. */
+const SCAN_CACHE_KIB = 2_048;
 
 /**
  * How every connection of a file store is set up, in order. A write lock held elsewhere (another
@@ -62,6 +64,7 @@ export function openSqlite(file: string, changeLog: boolean, timeoutMs: number):
   }
   // The reader opens first, here and synchronously: a file that cannot be opened fails the store's opening.
   const read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, READER_CACHE_KIB, timeoutMs)) }) });
+  const scan = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openFile(file, SCAN_CACHE_KIB, timeoutMs)) }) });
   // Checkpoints run beside the writer, not inside its commits (./checkpointer.ts).
   const checkpointer = startCheckpointer(file);
   const thread = new WriterThread({
@@ -83,6 +86,7 @@ export function openSqlite(file: string, changeLog: boolean, timeoutMs: number):
   return {
     write,
     read,
+    scan,
     dialect: sqliteDialect,
     committer,
     livesInProcess: true,
