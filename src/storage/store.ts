@@ -120,6 +120,7 @@ export class Store {
   async close(): Promise<void> {
     await this.changes.close();
     await this.writes.drain();
+    await this.parts.committer.close?.();
     await this.parts.announcer?.close();
     await this.db.destroy();
     await this.parts.closeBeside?.();

@@ -38,6 +38,8 @@ export interface BatchCommitter {
    * holding a job runs alone, with no other under way.
    */
   readonly batchesInFlight: number;
+  /** Ends what the committer holds between batches (once the pipeline is drained). */
+  close?(): Promise<void>;
 }
 
 /**
@@ -89,11 +91,27 @@ const failedAll = (count: number, error: unknown): ItemOutcome[] => Array.from({
 export async function commitBatch(
   db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean, elsewhere?: Kysely<Database>,
 ): Promise<CommittedBatch> {
+  return commitBegun(db, dialect, items, changeLog, await beginBatch(db, dialect), elsewhere);
+}
+
+/** A transaction begun on a connection for a batch: the id it answered with (undefined where the store gives none). */
+export interface BegunBatch {
+  txid: string | undefined;
+}
+
+/** Begins the transaction of a batch on `db` (a connection held for it). */
+export async function beginBatch(db: Kysely<Database>, dialect: Dialect): Promise<BegunBatch> {
+  const begun = await sql.raw<{ txid?: string }>(dialect.beginSql).execute(db);
+  return { txid: begun.rows[0]?.txid };
+}
+
+/** commitBatch, in a transaction already begun on `db` (beginBatch). */
+export async function commitBegun(
+  db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changeLog: boolean, { txid }: BegunBatch, elsewhere?: Kysely<Database>,
+): Promise<CommittedBatch> {
   const segments = segmentsOf(items);
   const outcomes: ItemOutcome[] = [];
   const changes = new PendingChanges(changeLog);
-  const begun = await sql.raw<{ txid?: string }>(dialect.beginSql).execute(db);
-  const txid = begun.rows[0]?.txid;
   try {
     if (segments.length === 1) {
       try {

@@ -46,6 +46,17 @@ describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres
     assert.ok(!prepared.some((p) => p.statement.includes('prepared_check')));
   });
 
+  it('sends array parameters as they are: texts with quotes, backslashes, commas and braces, numbers, booleans and nulls', async () => {
+    const texts = ['plain', 'with space', 'a,b', '{braced}', 'quote " inside', 'back\\slash', '\\"both', '', 'NULL', 'ünïcode €', null];
+    const numbers = [0, -2.5, 1e21, 12345678901234, 0.1, null];
+    const rows = (await sql<{ t: Array<string | null>; f: Array<number | null>; i: Array<string | null>; b: Array<boolean | null> }>`select
+      ${texts}::text[] as t, ${numbers}::float8[] as f, ${[1, -2, null, 9007199254740991]}::int8[] as i, ${[true, false, null]}::bool[] as b`.execute(store.read)).rows;
+    assert.deepEqual(rows, [{ t: texts, f: numbers, i: ['1', '-2', null, '9007199254740991'], b: [true, false, null] }]);
+    // Arrays of other values go as the driver sends them.
+    const nested = (await sql<{ n: number[][] }>`select ${[[1, 2], [3, 4]]}::int[][] as n`.execute(store.read)).rows[0]!.n;
+    assert.deepEqual(nested, [[1, 2], [3, 4]]);
+  });
+
   it('keeps answering after a failed statement, in and out of transactions', async () => {
     for (let i = 0; i < 5; i++) {
       await assert.rejects(sql`select 1 / ${0}::int as v`.execute(store.read), /division by zero/);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import type { StoreParts } from '../store-parts.js';
-import { committerOn } from '../write-batch.js';
+import { postgresCommitter } from './committer.js';
 import { changeAnnouncer, listenForChanges } from './changes.js';
 import { postgresDialect } from './dialect.js';
 import { PreparingPool } from './preparing-pool.js';
@@ -44,7 +44,7 @@ export function openPostgres(url: string, changeLog: boolean, timeoutMs: number,
     write: db,
     read: db,
     dialect: postgresDialect,
-    committer: committerOn(db, postgresDialect, changeLog),
+    committer: postgresCommitter(db, postgresDialect, changeLog),
     livesInProcess: false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     announcer: changeAnnouncer(db),
