@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
+import { PreparingPool } from '../../src/storage/postgres/preparing-pool.js';
 import type { Store } from '../../src/storage/store.js';
 import { createTestStore, STORES } from '../helpers/stores.js';
 
@@ -11,10 +13,13 @@ import { createTestStore, STORES } from '../helpers/stores.js';
  */
 describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres') }, () => {
   let store: Store;
+  let url: string;
   let dispose: () => Promise<void>;
 
   before(async () => {
-    ({ store, dispose } = await createTestStore('postgres'));
+    let db;
+    ({ store, db, dispose } = await createTestStore('postgres'));
+    url = db.url;
   });
   after(() => dispose());
 
@@ -55,6 +60,20 @@ describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres
     // Arrays of other values go as the driver sends them.
     const nested = (await sql<{ n: number[][] }>`select ${[[1, 2], [3, 4]]}::int[][] as n`.execute(store.read)).rows[0]!.n;
     assert.deepEqual(nested, [[1, 2], [3, 4]]);
+  });
+
+  it('gives a connection taken again as the same client, so that what is known of it is kept', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const preparing = new PreparingPool(pool);
+    try {
+      const first = await preparing.connect();
+      first.release();
+      const again = await preparing.connect();
+      again.release();
+      assert.equal(again, first);
+    } finally {
+      await preparing.end();
+    }
   });
 
   it('keeps answering after a failed statement, in and out of transactions', async () => {

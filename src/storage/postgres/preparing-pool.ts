@@ -24,8 +24,21 @@ export class PreparingPool implements PostgresPool {
 
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * One client of Kysely's per connection of the pool, kept as long as the
+   * connection: Kysely, and what is known per connection (the reading terms it
+   * has seen committed, ./reading-terms.ts), recognise it each time it is taken.
+   */
+  private readonly clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
+    let wrapped = this.clients.get(client);
+    if (!wrapped) this.clients.set(client, wrapped = this.wrap(client));
+    return wrapped;
+  }
+
+  private wrap(client: pg.PoolClient): PostgresPoolClient {
     // Set when a statement got no answer in time: the connection's state is unknown (its answer
     // may still come), so it takes no further statement and the pool discards it.
     let lost: Error | undefined;
