@@ -262,8 +262,10 @@ const history: Scenario = {
   async run(): Promise<ResultRow[]> {
     const only = process.env.BENCH_HISTORY_ROWS ?? 'all';
     if (only !== 'all' && only !== 'export') throw new Error(`BENCH_HISTORY_ROWS=${only}: expected all or export`);
+    const stores = (process.env.BENCH_HISTORY_STORES ?? 'sqlite,postgres').split(',');
+    if (stores.some((s) => s !== 'sqlite' && s !== 'postgres')) throw new Error(`BENCH_HISTORY_STORES=${stores.join(',')}: expected sqlite, postgres or both`);
     const out: ResultRow[] = [];
-    for (const store of ['sqlite', 'postgres'] as const) {
+    for (const store of (['sqlite', 'postgres'] as const).filter((s) => stores.includes(s))) {
       const label = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
       if (only === 'all') for (const size of sizes()) out.push(...rows(label, await measure(store, size)));
       out.push(exportRow(label, await measureExport(store)));
