@@ -16,8 +16,10 @@ export const AHEAD_MS = 100;
 interface Ahead {
   /** Whether its begin is under way, done, or failed (or no connection was to be had). */
   readonly state: () => 'beginning' | 'begun' | 'failed';
-  /** Gives it its batch, or none (it ends, writing nothing): the batch's outcome, or undefined. */
-  hand(items: readonly BatchItem[] | undefined): Promise<CommittedBatch | undefined>;
+  /** Gives it its batch: the batch's outcome. */
+  hand(items: readonly BatchItem[]): Promise<CommittedBatch>;
+  /** Ends it, writing nothing. */
+  end(): Promise<void>;
 }
 
 /**
@@ -55,7 +57,7 @@ export function postgresCommitter(db: Kysely<Database>, dialect: Dialect, change
     });
     const timer = setTimeout(() => {
       if (ahead === self) ahead = undefined;
-      deliver(undefined);
+      void self.end();
     }, aheadMs);
     timer.unref();
     const self: Ahead = {
@@ -63,7 +65,13 @@ export function postgresCommitter(db: Kysely<Database>, dialect: Dialect, change
       hand(items) {
         clearTimeout(timer);
         deliver(items);
-        return outcome;
+        // Handed a batch, it commits it: its outcome is that batch's.
+        return outcome as Promise<CommittedBatch>;
+      },
+      async end() {
+        clearTimeout(timer);
+        deliver(undefined);
+        await outcome.catch(() => {});
       },
     };
     return self;
@@ -74,10 +82,7 @@ export function postgresCommitter(db: Kysely<Database>, dialect: Dialect, change
       const taken = ahead;
       // The next batch's transaction begins while this one commits.
       ahead = closed ? undefined : beginAhead();
-      if (taken && taken.state() !== 'failed') {
-        const committed = await taken.hand(items);
-        if (committed) return committed;
-      }
+      if (taken && taken.state() !== 'failed') return taken.hand(items);
       return db.connection().execute((conn) => commitBatch(conn, dialect, items, changeLog, db));
     },
     batchesInFlight: 1,
@@ -85,7 +90,7 @@ export function postgresCommitter(db: Kysely<Database>, dialect: Dialect, change
       closed = true;
       const taken = ahead;
       ahead = undefined;
-      await taken?.hand(undefined).catch(() => {});
+      await taken?.end();
     },
   };
 }

@@ -87,7 +87,7 @@ const NEEDS_ESCAPE = /[\\"]/;
  * text (a batch's statement carries thousands of them, and few texts hold a
  * quote or a backslash); undefined for any other array, which pg sends itself.
  */
-export function arrayLiteral(values: readonly unknown[]): string | undefined {
+function arrayLiteral(values: readonly unknown[]): string | undefined {
   let literal = '{';
   for (let i = 0; i < values.length; i++) {
     if (i > 0) literal += ',';
