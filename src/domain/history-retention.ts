@@ -1,3 +1,4 @@
+import { DAY_MS } from './history-rollups.js';
 /**
  * What history keeps: raw readings for the retention of their site (or the
  * platform's, HISTORY_RETENTION), judged by receive time; hourly and daily
@@ -24,4 +25,13 @@ export function readingsExpireBefore(now: number, retentionMs: number): number |
  */
 export function rollupsExpireBefore(now: number, retentionMs: number, periodMs: number): number | undefined {
   return Number.isFinite(retentionMs) ? now - retentionMs - periodMs + 1 : undefined;
+}
+
+/**
+ * Readings received before this may be packed (where the store packs them):
+ * those of the days before yesterday (UTC), which no write adds to any more
+ * and whose queries are mostly of whole days.
+ */
+export function packableBefore(now: number): number {
+  return Math.floor(now / DAY_MS) * DAY_MS - DAY_MS;
 }

@@ -1,8 +1,8 @@
 import { parseRetention } from '../config.js';
 import type { Clock } from '../domain/clock.js';
-import { effectiveRetentionMs, readingsExpireBefore, rollupsExpireBefore } from '../domain/history-retention.js';
+import { effectiveRetentionMs, packableBefore, readingsExpireBefore, rollupsExpireBefore } from '../domain/history-retention.js';
 import { ROLLUP_PERIODS_MS } from '../domain/history-rollups.js';
-import { dropExpiredReadings, dropExpiredRollups, listSiteRetentions } from '../storage/repositories/history-retention.js';
+import { dropExpiredReadings, dropExpiredRollups, listSiteRetentions, packReadings } from '../storage/repositories/history-retention.js';
 import { buildEndedDays } from '../storage/repositories/reading-rollups.js';
 import type { Store } from '../storage/store.js';
 
@@ -21,6 +21,8 @@ export interface PrunedHistory {
   days: number;
   readings: number;
   rollups: number;
+  /** Readings packed into blocks (on a store that packs them). */
+  packed: number;
 }
 
 /**
@@ -28,7 +30,9 @@ export interface PrunedHistory {
  * days that have ended from their hours (first, so that no hour is dropped
  * before its day is built), then drops what has expired: each site's raw
  * readings older than its retention, and the rollups older than theirs (the
- * rollups of dropped readings stay until then). Every write is short
+ * rollups of dropped readings stay until then); last, it packs the readings
+ * of the days before yesterday where the store packs them (what expired is
+ * not packed first). Every write is short
  * (../storage/repositories/history-retention.ts, reading-rollups.ts).
  */
 export async function pruneHistory(store: Store, now: number, retention: HistoryRetention, stopped: () => boolean = () => false): Promise<PrunedHistory> {
@@ -44,7 +48,8 @@ export async function pruneHistory(store: Store, now: number, retention: History
     const before = rollupsExpireBefore(now, retention.rollupRetentionMs, periodMs);
     if (before !== undefined && !stopped()) rollups += await dropExpiredRollups(store, periodMs, before, stopped);
   }
-  return { days, readings, rollups };
+  const packed = stopped() ? 0 : await packReadings(store, packableBefore(now), stopped);
+  return { days, readings, rollups, packed };
 }
 
 export interface HistoryPruning {

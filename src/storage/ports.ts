@@ -101,6 +101,50 @@ export interface ReadingQueries {
    * than the store spends writing them so (omitted where rows come cheaper).
    */
   packed?(page: Expression<unknown>): RawBuilder<{ packed: string | null }>;
+  /**
+   * The stored readings a walk reads, as rows of `readings` (every column) with the walk's asset,
+   * attribute and range applied; the caller adds its own order, key and limit. A store that keeps
+   * some readings elsewhere (PostgreSQL's blocks) reads them here too, and may use the walk's
+   * `after`, `direction` and `reach` to read less.
+   */
+  series(db: Executor, walk: SeriesWalk): SelectQueryBuilder<Database, 'readings', object>;
+  /** Every stored reading, as a table (asset_seq, name_id, recv_time, seq, attr_value) to read whole (rebuilding rollups). */
+  readonly every: RawBuilder<unknown>;
+  /** Where the store packs the readings of ended days (omitted where it keeps every reading as a row). */
+  readonly blocks?: ReadingBlocks;
+}
+
+/** Which stored readings a walk reads (ReadingQueries.series). */
+export interface SeriesWalk {
+  assetSeq: number;
+  /** One attribute (its number in reading_terms), or every one. */
+  nameId: number | undefined;
+  /** Receive times, both ends included. */
+  range: { from: number; to: number } | undefined;
+  /** The walk goes on past this reading (receive time, seq) in `direction`. */
+  after?: { time: number; seq: number } | undefined;
+  direction?: 'asc' | 'desc';
+  /** Only the first `reach` readings in `direction` are wanted. */
+  reach?: number | undefined;
+}
+
+/**
+ * The packing of readings into blocks, a series (asset and attribute) at a
+ * time, each call a short write inside the transaction it is given.
+ */
+export interface ReadingBlocks {
+  /**
+   * Packs the oldest of the series' readings received before `before` (and within moments of their
+   * observation) into blocks, whole days of them up to about `limit` (a day of more: `limit` of
+   * it); how many it packed (0: none is left).
+   */
+  pack(db: Executor, assetSeq: number, nameId: number, before: number, limit: number): Promise<number>;
+  /**
+   * Drops the series' packed readings received before `before`: at most `maxBlocks` whole blocks,
+   * then, once none is left, the part of the block that straddles `before`. The readings it dropped,
+   * and whether blocks before `before` may be left.
+   */
+  drop(db: Executor, assetSeq: number, nameId: number, before: number, maxBlocks: number): Promise<{ readings: number; more: boolean }>;
 }
 
 

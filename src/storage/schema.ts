@@ -11,6 +11,7 @@ export interface Database {
   assets: AssetTable;
   asset_attributes: AssetAttributeTable;
   readings: ReadingTable;
+  reading_blocks: ReadingBlockTable;
   reading_terms: ReadingTermTable;
   users: UserTable;
   clients: ClientTable;
@@ -101,6 +102,26 @@ export interface ReadingTable {
   observed_time: number;
   type_id: number;
   attr_value: string;
+}
+
+/**
+ * PostgreSQL only (migration 1900-reading-blocks): the readings of one series
+ * and day, in receive order, each array one column of them. A reading's
+ * receive time is first_time plus the steps up to its own, its seq likewise
+ * from first_seq; its observation time is its receive time plus its offset.
+ */
+export interface ReadingBlockTable {
+  asset_seq: number;
+  name_id: number;
+  first_time: number;
+  last_time: number;
+  first_seq: number;
+  n: number;
+  time_steps: number[];
+  seq_steps: number[];
+  observed_offsets: number[];
+  type_ids: number[];
+  attr_values: string[];
 }
 
 /** The attribute names and types of readings, each stored once; never deleted, so an id once read stays what it is. */

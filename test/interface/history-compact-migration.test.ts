@@ -45,7 +45,7 @@ for (const kind of STORES) {
       }
       // SQLite's writers number readings from reading_seq (migration 1300-readings-clustered).
       if (kind === 'sqlite') await sql`update reading_seq set last = ${READINGS.length} where id = 1`.execute(store.db);
-      assert.deepEqual(await store.migrate(), ['1700-readings-compact', '1800-readings-observed-in-key']);
+      assert.deepEqual(await store.migrate(), ['1700-readings-compact', '1800-readings-observed-in-key', '1900-reading-blocks']);
     });
     after(async () => {
       await store.close();

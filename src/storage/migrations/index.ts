@@ -19,6 +19,7 @@ import { readingsOffTimeIndex } from './1500-readings-off-time-index.js';
 import { readingsClustered } from './1300-readings-clustered.js';
 import { readingsCompact } from './1700-readings-compact.js';
 import { readingsObservedInKey } from './1800-readings-observed-in-key.js';
+import { readingBlocks } from './1900-reading-blocks.js';
 import { signInAddresses } from './1400-sign-in-addresses.js';
 import { rollupDays } from './1600-rollup-days.js';
 
@@ -35,7 +36,7 @@ export type MigrationStep = (migration: StoreMigration) => (db: Kysely<any>) => 
 /** Every migration, in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: StoreMigration[] = [initial, identitySessions, assetActivity, permissionsLookups, seedDictionaries, readingsHistoryIndex, cityPositions, readingsWithoutAssetTime, cityPositionsSpgist, changeLog,
   clientSecretUnshown, readingsObservedTime, subscriptions, siteHistoryRetention, historyRollups, liveAssetsBySite, readingsClustered,
-  signInAddresses, readingsOffTimeIndex, rollupDays, readingsCompact, readingsObservedInKey];
+  signInAddresses, readingsOffTimeIndex, rollupDays, readingsCompact, readingsObservedInKey, readingBlocks];
 
 export function migrationProvider(stepOf: MigrationStep): MigrationProvider {
   return {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { MAX_NUMERIC_LENGTH } from '../../domain/aggregation.js';
 import type { ReadingQueries } from '../ports.js';
+import { everyReading, postgresReadingBlocks, seriesOf } from './reading-blocks.js';
 
 export const postgresReadingQueries: ReadingQueries = {
   numericValue() {
@@ -20,4 +21,7 @@ export const postgresReadingQueries: ReadingQueries = {
       case when strpos("attrValue", E'\\n') > 0 or left("attrValue", 1) = '"' then to_json("attrValue")::text else "attrValue" end),
       E'\\n') as packed from (${page}) as p`;
   },
+  series: seriesOf,
+  every: everyReading,
+  blocks: postgresReadingBlocks,
 };

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { ACTIVITY_BUCKET_MS } from '../../domain/activity.js';
 import type { BulkWriter } from '../bulk-writer.js';
 import { openBulkWriter } from '../open-store.js';
-import { leaveLatestDayOpen, rebuildRollups } from '../shared/reading-rollups.js';
+import { leaveLatestDayOpen, rebuildRollups, storedReadings } from '../shared/reading-rollups.js';
 import { Store } from '../store.js';
 
 export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
@@ -81,13 +81,13 @@ export async function rebuildDerivedTables(store: Store): Promise<void> {
     await sql`insert into asset_types (id, description)
       select distinct type, '' from assets where true
       on conflict (id) do nothing`.execute(trx);
-    await rebuildRollups(trx, store.dialect.readings.numericValue());
+    await rebuildRollups(trx, store.dialect.readings.numericValue(), storedReadings(store.dialect.readings.every));
     await leaveLatestDayOpen(trx);
   });
 }
 
 export async function countContent(store: Store): Promise<BulkLoadSummary> {
   const assets = await store.read.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).where('deleted_at', 'is', null).executeTakeFirst();
-  const readings = await store.read.selectFrom('readings').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  return { assets: Number(assets?.n ?? 0), readings: Number(readings?.n ?? 0) };
+  const readings = await sql<{ n: number | string }>`select count(*) as n from ${store.dialect.readings.every} as r`.execute(store.read);
+  return { assets: Number(assets?.n ?? 0), readings: Number(readings.rows[0]?.n ?? 0) };
 }

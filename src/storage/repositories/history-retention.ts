@@ -56,41 +56,104 @@ async function seriesOfSite(store: Store, site: string): Promise<Series[]> {
   return rows.map((r, i) => ({ assetSeq: Number(r.seq), nameId: ids[i] as number }));
 }
 
+/** What one series' turn in a write did: the readings it moved or dropped, what that cost of the write's budget, whether the series has more. */
+interface SeriesTurn {
+  readings: number;
+  cost: number;
+  more: boolean;
+}
+
 /**
- * Drops the readings of the site received before `before` (epoch ms), oldest
- * first in each series, each write dropping at most DROP_CHUNK rows; how many
- * it dropped. `stopped` ends it early between two writes.
+ * Works through `series` a short write at a time: each write gives series
+ * their turns, in order, until `chunk` of cost or SERIES_PER_WRITE series;
+ * a series with more left is visited again by the next write. `wrote` runs at
+ * the end of each write that moved readings. The readings moved in all.
  */
-export async function dropExpiredReadings(store: Store, site: string, before: number, stopped: () => boolean = () => false): Promise<number> {
-  const series = await seriesOfSite(store, site);
-  let dropped = 0;
+async function inShortWrites(
+  store: Store, series: readonly Series[], chunk: number, turn: (trx: Transaction<Database>, s: Series, budget: number) => Promise<SeriesTurn>,
+  stopped: () => boolean, wrote?: (trx: Transaction<Database>) => Promise<void>,
+): Promise<number> {
+  let moved = 0;
   let next = 0;
   while (next < series.length && !stopped()) {
     const from = next;
     const result = await store.writes.run(async (trx) => {
+      let cost = 0;
       let n = 0;
       let at = from;
-      for (; at < series.length && at < from + SERIES_PER_WRITE && n < DROP_CHUNK; at++) {
-        const { assetSeq, nameId } = series[at] as Series;
-        // By the whole key: on SQLite it is the table's order (migration 1300-readings-clustered), and seq alone has no index there.
-        const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'name_id', 'recv_time', 'seq'), 'in',
-          eb.selectFrom('readings').select(['asset_seq', 'name_id', 'recv_time', 'seq'])
-            .where('asset_seq', '=', assetSeq).where('name_id', '=', nameId).where('recv_time', '<', before)
-            .orderBy('recv_time').limit(DROP_CHUNK - n).$asTuple('asset_seq', 'name_id', 'recv_time', 'seq'))).executeTakeFirst();
-        const count = Number(deleted.numDeletedRows);
-        n += count;
-        // A series with more left to drop is visited again by the next write.
-        if (n >= DROP_CHUNK) break;
+      for (; at < series.length && at < from + SERIES_PER_WRITE && cost < chunk; at++) {
+        const done = await turn(trx, series[at] as Series, chunk - cost);
+        cost += done.cost;
+        n += done.readings;
+        // A series with more left is visited again by the next write.
+        if (done.more) break;
       }
-      if (n > 0) await countDrop(trx);
+      if (n > 0 && wrote) await wrote(trx);
       return { n, at };
     });
-    dropped += result.n;
+    moved += result.n;
     next = result.at;
     // The writes that arrived meanwhile go first.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return dropped;
+  return moved;
+}
+
+/** Whole blocks one write drops at most, and what each counts against the write's DROP_CHUNK. */
+const BLOCKS_PER_WRITE = 32;
+const BLOCK_COST = Math.ceil(DROP_CHUNK / BLOCKS_PER_WRITE);
+
+/**
+ * Drops the readings of the site received before `before` (epoch ms), oldest
+ * first in each series, each write dropping at most DROP_CHUNK rows (or
+ * BLOCKS_PER_WRITE packed blocks); how many readings it dropped. `stopped`
+ * ends it early between two writes.
+ */
+export async function dropExpiredReadings(store: Store, site: string, before: number, stopped: () => boolean = () => false): Promise<number> {
+  const blocks = store.dialect.readings.blocks;
+  return inShortWrites(store, await seriesOfSite(store, site), DROP_CHUNK, async (trx, { assetSeq, nameId }, budget) => {
+    // By the whole key: on SQLite it is the table's order (migration 1300-readings-clustered), and seq alone has no index there.
+    const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'name_id', 'recv_time', 'seq'), 'in',
+      eb.selectFrom('readings').select(['asset_seq', 'name_id', 'recv_time', 'seq'])
+        .where('asset_seq', '=', assetSeq).where('name_id', '=', nameId).where('recv_time', '<', before)
+        .orderBy('recv_time').limit(budget).$asTuple('asset_seq', 'name_id', 'recv_time', 'seq'))).executeTakeFirst();
+    const rows = Number(deleted.numDeletedRows);
+    if (rows >= budget || !blocks) return { readings: rows, cost: rows, more: rows >= budget };
+    const maxBlocks = Math.max(1, Math.floor((budget - rows) / BLOCK_COST));
+    const packed = await blocks.drop(trx, assetSeq, nameId, before, maxBlocks);
+    return { readings: rows + packed.readings, cost: rows + (packed.more ? maxBlocks : 1) * BLOCK_COST, more: packed.more };
+  }, stopped, countDrop);
+}
+
+/** Readings one write packs, about (a day of a series is packed whole up to this many). */
+const PACK_CHUNK = 4096;
+
+/** Every series (asset and attribute) of the store, deleted assets' included. */
+async function everySeries(store: Store): Promise<Series[]> {
+  const rows = await store.read.selectFrom('asset_attributes').select(['asset_seq', 'name']).orderBy('asset_seq').orderBy('name').execute();
+  const ids = await store.terms.idsOf(rows.map((r) => r.name));
+  return rows.map((r, i) => ({ assetSeq: Number(r.asset_seq), nameId: ids[i] as number }));
+}
+
+/**
+ * Packs the readings received before `before` into blocks where the store
+ * keeps blocks (ReadingBlocks), a day of a series at a time, each write
+ * packing about `chunk` readings; how many readings it packed (0 on a store
+ * without blocks). Packing changes no answer: every read reads blocks too.
+ */
+export async function packReadings(store: Store, before: number, stopped: () => boolean = () => false, chunk = PACK_CHUNK): Promise<number> {
+  const blocks = store.dialect.readings.blocks;
+  if (!blocks) return 0;
+  return inShortWrites(store, await everySeries(store), chunk, async (trx, { assetSeq, nameId }, budget) => {
+    let readings = 0;
+    while (readings < budget) {
+      const packed = await blocks.pack(trx, assetSeq, nameId, before, Math.min(chunk, PACK_CHUNK));
+      // A probe that found nothing costs one.
+      if (packed === 0) return { readings, cost: Math.max(readings, 1), more: false };
+      readings += packed;
+    }
+    return { readings, cost: readings, more: true };
+  }, stopped);
 }
 
 /** Drops the rollups of `periodMs` whose bucket started before `before`, DROP_CHUNK rows a write; how many. */

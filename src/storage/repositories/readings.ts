@@ -2,7 +2,7 @@ import { sql, type AliasedSelectQueryBuilder, type SelectQueryBuilder, type SqlB
 import type { BucketStats } from '../../domain/aggregation.js';
 import type { Selection, TimeIndex, TimeRange } from '../../domain/history-query.js';
 import { rollupGranuleOf } from '../../domain/history-rollups.js';
-import type { Executor } from '../ports.js';
+import type { Executor, ReadingQueries } from '../ports.js';
 import type { Database } from '../schema.js';
 import { PreparedQuery } from '../prepared-query.js';
 import { readPrepared } from '../prepared-read.js';
@@ -75,21 +75,6 @@ export async function isRecordedAttribute(store: Store, assetSeq: number, name: 
   return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
-/** Which readings a query reads: an asset's, of one attribute (its name's number in reading_terms) or of all. */
-interface SeriesFilter {
-  assetSeq: number;
-  nameId: number | undefined;
-  range: TimeRange | undefined;
-}
-
-/** The readings of the filter's asset (and attribute) received in its range; by observation time, see byObservation. */
-function receivedIn(db: Executor, filter: SeriesFilter) {
-  let q = db.selectFrom('readings').where('asset_seq', '=', filter.assetSeq);
-  if (filter.nameId !== undefined) q = q.where('name_id', '=', filter.nameId);
-  if (filter.range) q = q.where('recv_time', '>=', filter.range.from).where('recv_time', '<=', filter.range.to);
-  return q;
-}
-
 /** Only the readings past `key` on `column`, in `direction` order (keyset paging). */
 function pastKey<Q extends SelectQueryBuilder<Database, 'readings', object>>(q: Q, column: 'recv_time' | 'observed_time', key: ReadingKey, direction: 'asc' | 'desc'): Q {
   // Compared as a pair, the key is where the index walk starts: with `time > t or seq > s` each page walked from the time alone.
@@ -97,6 +82,8 @@ function pastKey<Q extends SelectQueryBuilder<Database, 'readings', object>>(q: 
 }
 
 const OFF_TIME = sql<SqlBool>`${sql.raw(OFF_TIME_READING)}`;
+/** Every column of a reading as queries read them. */
+const READING_COLUMNS = ['asset_seq', 'name_id', 'recv_time', 'seq', 'observed_time', 'type_id', 'attr_value'] as const;
 const ON_TIME = sql<SqlBool>`not ${sql.raw(OFF_TIME_READING)}`;
 const FAR = Number.MAX_SAFE_INTEGER;
 
@@ -120,26 +107,26 @@ interface ObservedWalk {
  * K-th of them in receive order: K of them were observed by then, so none
  * received later can be among the first K observed.
  */
-function byObservation(db: Executor, w: ObservedWalk) {
+function byObservation(db: Executor, readings: ReadingQueries, w: ObservedWalk) {
   const asc = w.direction === 'asc';
-  const series = db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('name_id', '=', w.nameId);
-  const observedIn = (q: typeof series): typeof series => {
+  const observedIn = (q: SelectQueryBuilder<Database, 'readings', object>) => {
     const out = w.range ? q.where('observed_time', '>=', w.range.from).where('observed_time', '<=', w.range.to) : q;
     return w.after ? pastKey(out, 'observed_time', w.after, w.direction) : out;
   };
-  const offTime = observedIn(series.where(OFF_TIME));
-  let onTime = observedIn(series.where(ON_TIME));
+  // Only rows of the table are off time: a store that packs readings packs only those on time.
+  const offTime = observedIn(db.selectFrom('readings').where('asset_seq', '=', w.assetSeq).where('name_id', '=', w.nameId).where(OFF_TIME));
   const lowest = Math.max(w.range ? w.range.from : -FAR, w.after && asc ? w.after.time : -FAR);
   const highest = Math.min(w.range ? w.range.to : FAR, w.after && !asc ? w.after.time : FAR);
-  if (lowest > -FAR) onTime = onTime.where('recv_time', '>=', lowest - ON_TIME_MS);
-  if (highest < FAR) onTime = onTime.where('recv_time', '<=', highest + ON_TIME_MS);
+  const received = lowest > -FAR || highest < FAR ? { from: lowest > -FAR ? lowest - ON_TIME_MS : -FAR, to: highest < FAR ? highest + ON_TIME_MS : FAR } : undefined;
+  let onTime = observedIn(readings.series(db, { assetSeq: w.assetSeq, nameId: w.nameId, range: received }).where(ON_TIME));
   if (w.reach !== undefined && w.reach > 0) {
     const kth = onTime.select('recv_time').orderBy('recv_time', w.direction).orderBy('seq', w.direction).limit(1).offset(w.reach - 1);
     onTime = asc
       ? onTime.where('recv_time', '<=', sql<number>`coalesce((${kth}), ${sql.lit(FAR)}) + ${sql.lit(2 * ON_TIME_MS)}`)
       : onTime.where('recv_time', '>=', sql<number>`coalesce((${kth}), ${sql.lit(-FAR)}) - ${sql.lit(2 * ON_TIME_MS)}`);
   }
-  return offTime.selectAll().unionAll(onTime.selectAll());
+  // By name: the arms may come from tables whose columns lie in different orders.
+  return offTime.select(READING_COLUMNS).unionAll(onTime.select(READING_COLUMNS));
 }
 
 /**
@@ -158,7 +145,7 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
   const nameId = await store.terms.idOf(only);
   if (filter.timeIndex === 'observed') {
     const observed = (direction: 'asc' | 'desc', reach: number) => store.read
-      .selectFrom(byObservation(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction, reach }).as('r'))
+      .selectFrom(byObservation(store.read, store.dialect.readings, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction, reach }).as('r'))
       .select(['recv_time as recvTime', 'observed_time as observedTime', 'type_id as attrType', 'attr_value as attrValue'])
       .orderBy('observed_time', direction).orderBy('seq', direction);
     const rows = selection.kind === 'page'
@@ -167,11 +154,14 @@ export async function findReadings(store: Store, filter: ReadingsFilter, selecti
     return named(store, rows, only);
   }
   // Rows come back in the record's shape, so that a thousand of them are not copied once more.
-  const q = receivedIn(store.read, { ...filter, nameId }).select(['recv_time as recvTime', 'type_id as attrType', 'attr_value as attrValue']);
+  const received = (direction: 'asc' | 'desc', reach: number) => store.dialect.readings
+    .series(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction, reach })
+    .select(['recv_time as recvTime', 'type_id as attrType', 'attr_value as attrValue'])
+    .orderBy('recv_time', direction).orderBy('seq', direction);
   const rows = selection.kind === 'page'
-    ? await q.orderBy('recv_time').orderBy('seq').limit(selection.limit).offset(selection.offset).execute()
+    ? await received('asc', selection.offset + selection.limit).limit(selection.limit).offset(selection.offset).execute()
     // The newest N come from the end of the index, then are turned back to ascending order.
-    : (await q.orderBy('recv_time', 'desc').orderBy('seq', 'desc').limit(selection.count).execute()).reverse();
+    : (await received('desc', selection.count).limit(selection.count).execute()).reverse();
   return named(store, rows, only);
 }
 
@@ -272,11 +262,11 @@ export async function mergedReadings(
     const walks = (await store.terms.idsOf(group)).map((nameId) => {
       if (observed) {
         // Unordered as read (byObservation): every store sorts and stops it.
-        const walk = db.selectFrom(byObservation(db, { assetSeq, nameId, range, direction, after, reach }).as('r'))
+        const walk = db.selectFrom(byObservation(db, store.dialect.readings, { assetSeq, nameId, range, direction, after, reach }).as('r'))
           .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
         return db.selectFrom(walk.as('walk')).selectAll();
       }
-      const received = receivedIn(db, { assetSeq, nameId, range });
+      const received = store.dialect.readings.series(db, { assetSeq, nameId, range, after, direction, reach });
       const past = after ? pastKey(received, 'recv_time', after, direction) : received;
       // With the observation time, the value and the time come from the columns the store keeps (read back below).
       const plain = past.select(RECEIVED_COLUMNS);
@@ -305,8 +295,8 @@ const countWithDrops = (db: Executor, counted: AliasedSelectQueryBuilder<{ one: 
   .select((eb) => [eb.fn.countAll<number>().as('n'), eb.selectFrom('history_drops').select('drops').where('id', '=', 1).as('drops')]);
 
 const COUNT_RANGE = new PreparedQuery<[assetSeq: number, nameId: number, from: number, to: number, limit: number], { n: number | string; drops: number | string | null }>(5,
-  (db, [assetSeq, nameId, from, to, limit]) =>
-    countWithDrops(db, receivedIn(db, { assetSeq, nameId, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
+  (db, [assetSeq, nameId, from, to, limit], dialect) =>
+    countWithDrops(db, dialect.readings.series(db, { assetSeq, nameId, range: { from, to } }).select(sql<number>`1`.as('one')).limit(limit).as('m')));
 
 /**
  * How many readings of one attribute's range there are, counted no further
@@ -321,7 +311,7 @@ export async function countReadings(
   const nameId = await store.terms.idOf(filter.attrName);
   // By observation time, built each time: its bounds on receive time are computed from the range (byObservation).
   const [row] = filter.timeIndex === 'observed'
-    ? await countWithDrops(store.read, store.read.selectFrom(byObservation(store.read, { assetSeq, nameId, range, direction: 'asc' }).as('r'))
+    ? await countWithDrops(store.read, store.read.selectFrom(byObservation(store.read, store.dialect.readings, { assetSeq, nameId, range, direction: 'asc' }).as('r'))
       .select(sql<number>`1`.as('one')).limit(cap + 1).as('m')).execute()
     : await readPrepared(store, COUNT_RANGE, [assetSeq, nameId, range.from, range.to, cap + 1]);
   return { readings: Number(row?.n ?? 0), drops: Number(row?.drops ?? 0) };
@@ -361,8 +351,8 @@ export async function aggregateRawReadings(
     : sql``;
   const nameId = await store.terms.idOf(filter.attrName);
   const readings = filter.timeIndex === 'observed'
-    ? sql`(${byObservation(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction: 'asc' })}) as readings`
-    : sql`readings`;
+    ? sql`(${byObservation(store.read, store.dialect.readings, { assetSeq: filter.assetSeq, nameId, range: filter.range, direction: 'asc' })}) as readings`
+    : sql`(${store.dialect.readings.series(store.read, { assetSeq: filter.assetSeq, nameId, range: filter.range }).selectAll()}) as readings`;
   // The LIMIT keeps the subquery from being merged into the outer one (both stores do that), which
   // would repeat the numeric test for the filter and for every aggregate.
   const result = await sql<{ bucket: number; n: number; total: number; least: number; greatest: number }>`

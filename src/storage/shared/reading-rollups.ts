@@ -90,15 +90,16 @@ export function rollupColumns<K>(rows: readonly RolledReading[], key: (seq: numb
 /** Whether a delta of rollup `alias` (its period_ms and bucket) is written: every hour, and the days already built. */
 export const keepsDelta = (alias: string): string => `(${alias}.period_ms = ${HOUR_MS} or ${alias}.bucket < ${DAYS_BUILT_BEFORE})`;
 
-/** Every stored reading as rollupUpsert takes them. */
-const STORED_READINGS = sql`(select r.asset_seq, n.term as attr_name, r.recv_time, r.attr_value, r.seq as ord from readings r join reading_terms n on n.id = r.name_id)`;
+/** Every reading `every` gives (ReadingQueries.every) as rollupUpsert takes them. */
+export const storedReadings = (every: RawBuilder<unknown>): RawBuilder<unknown> =>
+  sql`(select r.asset_seq, n.term as attr_name, r.recv_time, r.attr_value, r.seq as ord from ${every} r join reading_terms n on n.id = r.name_id)`;
 
 /**
- * Builds the hourly and daily rollups of every stored reading again (bulk
- * loads; a migration gives the readings as its step of the schema has them);
- * see leaveLatestDayOpen.
+ * Builds the hourly and daily rollups of `readings` again (every stored
+ * reading for bulk loads, storedReadings; a migration gives them as its step
+ * of the schema has them); see leaveLatestDayOpen.
  */
-export async function rebuildRollups(db: Kysely<any>, numeric: RawBuilder<number | null>, readings: RawBuilder<unknown> = STORED_READINGS): Promise<void> {
+export async function rebuildRollups(db: Kysely<any>, numeric: RawBuilder<number | null>, readings: RawBuilder<unknown>): Promise<void> {
   await sql`delete from reading_rollups`.execute(db);
   await rollupUpsert(readings, numeric).execute(db);
 }

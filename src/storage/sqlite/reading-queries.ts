@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { MAX_NUMERIC_LENGTH } from '../../domain/aggregation.js';
 import type { ReadingQueries } from '../ports.js';
+import { receivedIn } from '../shared/received-in.js';
 
 export const sqliteReadingQueries: ReadingQueries = {
   numericValue() {
@@ -13,4 +14,7 @@ export const sqliteReadingQueries: ReadingQueries = {
   walksStopAtPage: false,
   // The stored columns behind the virtual ones (1700-readings-compact), which cost more to read than the readings themselves.
   stored: { value: sql<string | null>`sent_value`, observedOffset: sql<number>`observed_offset` },
+  // Every reading is a row of the table.
+  series: (db, walk) => receivedIn(db, walk),
+  every: sql`readings`,
 };
