@@ -7,9 +7,12 @@ import { PROFILES, SITE_MIX, signalsOf, type Profile, type ProfileKey } from '..
 import { hashInts, Random, unit } from '../../src/demo/random.js';
 import { REFERENCE_POSITIONS, REFERENCE_SITES, type ReferenceSite } from '../../src/demo/reference.js';
 import type { Signal } from '../../src/demo/signals.js';
-import { bulkLoad, type BulkAsset, type BulkReading, type BulkWriter } from '../../src/storage/repositories/bulk-load.js';
+import { packableBefore } from '../../src/domain/history-retention.js';
+import { BULK_STORE_TIMEOUT_MS, bulkLoad, type BulkAsset, type BulkReading, type BulkWriter } from '../../src/storage/repositories/bulk-load.js';
+import { packReadings } from '../../src/storage/repositories/history-retention.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { Store } from '../../src/storage/store.js';
+import { sql } from 'kysely';
 
 /**
  * A plausible city data set of any size, bulk-loaded: the real OrganiCity
@@ -318,5 +321,29 @@ export async function generateDataset(databaseUrl: string, spec: DatasetSpec, pr
     progress('readings', readingsWritten, readingsWritten);
   });
 
+  await packAsInService(databaseUrl, s.end, progress);
   return { assets: s.count, readings: readingsWritten, updatesPerAsset: s.updatesPerAsset, start, end: s.end, seed: s.seed, generatedAt: Date.now(), sites };
+}
+
+/** Readings one write of the generator's packing packs: nothing else writes meanwhile. */
+const GENERATOR_PACK_CHUNK = 65_536;
+
+/**
+ * Leaves the store as a server in service since the data set began would
+ * hold it at `end`: where the store packs the readings of ended days, they are
+ * packed (as its background does, src/services/history-pruning.ts), and the
+ * table they left is compacted, as the space of a table that only ever holds
+ * the last days is reused by the days that follow.
+ */
+async function packAsInService(databaseUrl: string, end: number, progress: Progress): Promise<void> {
+  const store = Store.open(databaseUrl, { timeoutMs: BULK_STORE_TIMEOUT_MS });
+  try {
+    const packed = await packReadings(store, packableBefore(end), () => false, GENERATOR_PACK_CHUNK);
+    if (packed === 0) return;
+    progress('packed readings', packed, packed);
+    // Outside any transaction, as VACUUM must be.
+    await sql`vacuum full readings`.execute(store.read);
+  } finally {
+    await store.close();
+  }
 }

@@ -63,7 +63,7 @@ function targetsOf(info: DatasetInfo, count: number): Target[] {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Bytes of the readings table with its indexes, over its readings. */
+/** Bytes of the readings (tables, indexes, compressed values), over their count. */
 async function bytesPerReading(server: BenchServer): Promise<{ bytes: number; readings: number }> {
   if (server.store === 'sqlite') {
     const db = new SQLite(server.databaseUrl.slice('sqlite:'.length), { readonly: true });
@@ -79,9 +79,10 @@ async function bytesPerReading(server: BenchServer): Promise<{ bytes: number; re
   const client = new pg.Client({ connectionString: server.databaseUrl });
   await client.connect();
   try {
+    // The table of recent readings and the blocks of the packed ones (src/storage/postgres/reading-blocks.ts), with their indexes and compressed values.
     const size = await client.query(`select coalesce(sum(pg_total_relation_size(c.oid)), 0) as n from pg_class c
-      where c.relname = 'readings' or c.oid in (select inhrelid from pg_inherits where inhparent = 'readings'::regclass)`);
-    const count = await client.query('select count(*) as n from readings');
+      where c.relname in ('readings', 'reading_blocks') or c.oid in (select inhrelid from pg_inherits where inhparent = 'readings'::regclass)`);
+    const count = await client.query('select (select count(*) from readings) + (select coalesce(sum(n), 0) from reading_blocks) as n');
     return { bytes: Number(size.rows[0].n), readings: Number(count.rows[0].n) };
   } finally {
     await client.end();

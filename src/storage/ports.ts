@@ -110,6 +110,8 @@ export interface ReadingQueries {
   series(db: Executor, walk: SeriesWalk): SelectQueryBuilder<Database, 'readings', object>;
   /** Every stored reading, as a table (asset_seq, name_id, recv_time, seq, attr_value) to read whole (rebuilding rollups). */
   readonly every: RawBuilder<unknown>;
+  /** Readings a page of an export holds, where the store reads a page at a cost of its own beside its readings' (default 4,096). */
+  readonly exportPage?: number;
   /** Where the store packs the readings of ended days (omitted where it keeps every reading as a row). */
   readonly blocks?: ReadingBlocks;
 }
@@ -124,8 +126,10 @@ export interface SeriesWalk {
   /** The walk goes on past this reading (receive time, seq) in `direction`. */
   after?: { time: number; seq: number } | undefined;
   direction?: 'asc' | 'desc';
-  /** Only the first `reach` readings in `direction` are wanted. */
+  /** Only the first `reach` readings in `direction` are wanted... */
   reach?: number | undefined;
+  /** ...of those of these attributes together, when the walk is one of several merged (default: its own). */
+  reachOver?: readonly number[] | undefined;
 }
 
 /**

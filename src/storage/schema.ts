@@ -107,8 +107,8 @@ export interface ReadingTable {
 /**
  * PostgreSQL only (migration 1900-reading-blocks): the readings of one series
  * and day, in receive order, each array one column of them. A reading's
- * receive time is first_time plus the steps up to its own, its seq likewise
- * from first_seq; its observation time is its receive time plus its offset.
+ * receive time is first_time plus its offset, its seq first_seq plus its
+ * offset; its observation time is its receive time plus its offset.
  */
 export interface ReadingBlockTable {
   asset_seq: number;
@@ -117,8 +117,8 @@ export interface ReadingBlockTable {
   last_time: number;
   first_seq: number;
   n: number;
-  time_steps: number[];
-  seq_steps: number[];
+  time_offsets: number[];
+  seq_offsets: number[];
   observed_offsets: number[];
   type_ids: number[];
   attr_values: string[];

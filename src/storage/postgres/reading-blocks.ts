@@ -20,18 +20,17 @@ const COLUMNS = sql.raw(COLUMNS_LIST.join(', '));
 
 /**
  * The readings of the blocks `from` gives (a table with the columns of reading_blocks) that pass
- * `where` (on `b`, the block), as rows of `readings`: each receive time and seq is the block's first
- * plus the steps up to it, in the block's order.
+ * `blocks` (terms on `b`, the block), as rows of `readings` (`u`) that pass `rows`.
  */
-function blockRows(from: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`select b.asset_seq, b.name_id, u.recv_time, u.seq, u.recv_time + u.observed_offset as observed_time, u.type_id, u.attr_value
-    from ${from} as b cross join lateral (
-      select b.first_time + sum(t.time_step) over w as recv_time, b.first_seq + sum(t.seq_step) over w as seq,
-        t.observed_offset, t.type_id, t.attr_value
-      from unnest(b.time_steps, b.seq_steps, b.observed_offsets, b.type_ids, b.attr_values)
-        with ordinality as t(time_step, seq_step, observed_offset, type_id, attr_value, ord)
-      window w as (order by t.ord)) as u
-    where ${where}`;
+function blockRows(from: RawBuilder<unknown>, blocks: readonly RawBuilder<unknown>[], rows: readonly RawBuilder<unknown>[] = []): RawBuilder<unknown> {
+  const all = (terms: readonly RawBuilder<unknown>[]) => (terms.length > 0 ? sql.join(terms, sql` and `) : sql`true`);
+  return sql`select * from (
+      select b.asset_seq, b.name_id, b.first_time + t.time_offset as recv_time, b.first_seq + t.seq_offset as seq,
+        b.first_time + t.time_offset + t.observed_offset as observed_time, t.type_id, t.attr_value
+      from ${from} as b cross join lateral unnest(b.time_offsets, b.seq_offsets, b.observed_offsets, b.type_ids, b.attr_values)
+        as t(time_offset, seq_offset, observed_offset, type_id, attr_value)
+      where ${all(blocks)}) as u
+    where ${all(rows)}`;
 }
 
 /**
@@ -40,17 +39,18 @@ function blockRows(from: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBu
  */
 function insertBlocks(rows: RawBuilder<unknown>): RawBuilder<unknown> {
   const order = sql.raw('order by recv_time, seq');
+  const day = sql`recv_time / ${sql.lit(DAY_MS)}`;
   return sql`written as (
-    insert into reading_blocks (asset_seq, name_id, first_time, last_time, first_seq, n, time_steps, seq_steps, observed_offsets, type_ids, attr_values)
-    select asset_seq, name_id, min(recv_time), max(recv_time), (array_agg(seq ${order}))[1], count(*),
-      array_agg(time_step ${order}), array_agg(seq_step ${order}), array_agg((observed_time - recv_time)::integer ${order}),
-      array_agg(type_id ${order}), array_agg(attr_value ${order})
+    insert into reading_blocks (asset_seq, name_id, first_time, last_time, first_seq, n, time_offsets, seq_offsets, observed_offsets, type_ids, attr_values)
+    select asset_seq, name_id, min(recv_time), max(recv_time), min(block_seq), count(*),
+      array_agg((recv_time - block_time)::integer ${order}), array_agg((seq - block_seq)::integer ${order}),
+      array_agg((observed_time - recv_time)::integer ${order}), array_agg(type_id ${order}), array_agg(attr_value ${order})
     from (
-      select r.*, (recv_time - lag(recv_time, 1, recv_time) over w)::integer as time_step, (seq - lag(seq, 1, seq) over w)::integer as seq_step
+      select r.*, first_value(recv_time) over w as block_time, first_value(seq) over w as block_seq
       from ${rows} as r
-      window w as (partition by asset_seq, name_id, recv_time / ${sql.lit(DAY_MS)} order by recv_time, seq)
-    ) as stepped
-    group by asset_seq, name_id, recv_time / ${sql.lit(DAY_MS)}
+      window w as (partition by asset_seq, name_id, ${day} order by recv_time, seq)
+    ) as placed
+    group by asset_seq, name_id, ${day}
     returning n)`;
 }
 
@@ -59,62 +59,78 @@ const WRITTEN = sql.raw('coalesce((select sum(n) from written), 0)');
 
 const ON_TIME = sql.raw(`not ${OFF_TIME_READING}`);
 
-/** The blocks of a walk's series that may hold readings of it: those that overlap its range and key. */
-function overlapping(walk: SeriesWalk, b: string): RawBuilder<unknown>[] {
+/** Attributes of blocks: one, several, or every one. */
+type Names = number | readonly number[] | undefined;
+
+/** The blocks of a walk's series (or of its asset's attributes `names`) that may hold readings of it: those that overlap its range and key. */
+function overlapping(walk: SeriesWalk, b: string, names: Names = walk.nameId): RawBuilder<unknown>[] {
   const at = (column: string) => sql.ref(`${b}.${column}`);
   const terms: RawBuilder<unknown>[] = [sql`${at('asset_seq')} = ${walk.assetSeq}`];
-  if (walk.nameId !== undefined) terms.push(sql`${at('name_id')} = ${walk.nameId}`);
+  // (A prepared query gives a marker in place of one number.)
+  if (Array.isArray(names)) terms.push(sql`${at('name_id')} in (${sql.join(names as readonly number[])})`);
+  else if (names !== undefined) terms.push(sql`${at('name_id')} = ${names}`);
   if (walk.range) terms.push(sql`${at('last_time')} >= ${walk.range.from}`, sql`${at('first_time')} <= ${walk.range.to}`);
   if (walk.after) terms.push(walk.direction === 'desc' ? sql`${at('first_time')} <= ${walk.after.time}` : sql`${at('last_time')} >= ${walk.after.time}`);
   return terms;
 }
 
-/** The blocks of a walk's series whose every reading is in its range and past its key. */
-function inside(walk: SeriesWalk, b: string): RawBuilder<unknown>[] {
+/** The blocks of a walk's series (or of `names`) whose every reading is in its range and past its key. */
+function inside(walk: SeriesWalk, b: string, names: Names): RawBuilder<unknown>[] {
   const at = (column: string) => sql.ref(`${b}.${column}`);
-  const terms = [...overlapping(walk, b)];
+  const terms = [...overlapping(walk, b, names)];
   if (walk.range) terms.push(sql`${at('first_time')} >= ${walk.range.from}`, sql`${at('last_time')} <= ${walk.range.to}`);
   if (walk.after) terms.push(walk.direction === 'desc' ? sql`${at('last_time')} < ${walk.after.time}` : sql`${at('first_time')} > ${walk.after.time}`);
   return terms;
 }
 
 /**
- * When only the first K readings of a walk are wanted, the blocks that may hold them: in the
- * walk's order, the blocks wholly inside it add up to K readings by some block; every reading
- * among the first K lies no further than the furthest of those, so a block that starts beyond it
- * holds none of them.
+ * When only the first K readings of a walk are wanted (of the walks of `reachOver` merged, when
+ * given), the blocks that may hold them. Ascending: the blocks wholly inside the walk, by first
+ * time, add up to K readings by some block; those blocks end by the latest of their last times, so K
+ * readings lie at or before it and a block that starts after it holds none of the first K. Newest
+ * first, the same by first time from the latest: none of the K newest lies before the first time of
+ * the block that brings the count to K. Each bound is read in the index's order and stops there.
  */
 function withinReach(walk: SeriesWalk): RawBuilder<unknown> | undefined {
-  if (walk.reach === undefined || walk.nameId === undefined) return undefined;
+  const names = walk.reachOver ?? walk.nameId;
+  if (walk.reach === undefined || names === undefined) return undefined;
   const k = walk.reach;
-  const within = sql.join(inside(walk, 'c'), sql` and `);
+  const within = sql.join(inside(walk, 'c', names), sql` and `);
   return walk.direction === 'desc'
-    ? sql`b.last_time >= coalesce((select case when max(cum) >= ${k} then min(first_time) filter (where cum - n < ${k}) end
-        from (select n, first_time, sum(n) over (order by last_time desc, first_seq desc) as cum from reading_blocks as c where ${within}) as x), ${sql.lit(-FAR)})`
-    : sql`b.first_time <= coalesce((select case when max(cum) >= ${k} then max(last_time) filter (where cum - n < ${k}) end
-        from (select n, last_time, sum(n) over (order by first_time, first_seq) as cum from reading_blocks as c where ${within}) as x), ${sql.lit(FAR)})`;
+    ? sql`b.last_time >= coalesce((select first_time from (
+        select sum(n) over w as cum, first_time from reading_blocks as c where ${within} window w as (order by first_time desc, first_seq desc)) as x
+        where cum >= ${k} limit 1), ${sql.lit(-FAR)})`
+    : sql`b.first_time <= coalesce((select reach_end from (
+        select sum(n) over w as cum, max(last_time) over w as reach_end from reading_blocks as c where ${within} window w as (order by first_time, first_seq)) as x
+        where cum >= ${k} limit 1), ${sql.lit(FAR)})`;
 }
 
 /** The readings of a walk, rows and blocks together (ReadingQueries.series). */
 export function seriesOf(db: Executor, walk: SeriesWalk): SelectQueryBuilder<Database, 'readings', object> {
   let rows = receivedIn(db, walk);
-  const terms = overlapping(walk, 'b');
+  const blocks = overlapping(walk, 'b');
   const reach = withinReach(walk);
-  if (reach) terms.push(reach);
+  if (reach) blocks.push(reach);
+  const readings: RawBuilder<unknown>[] = [];
   const { range, after } = walk;
-  if (range) terms.push(sql`u.recv_time >= ${range.from}`, sql`u.recv_time <= ${range.to}`);
+  if (range) readings.push(sql`u.recv_time >= ${range.from}`, sql`u.recv_time <= ${range.to}`);
   if (after) {
     const past = walk.direction === 'desc' ? sql.raw('<') : sql.raw('>');
     rows = rows.where((eb) => eb(eb.refTuple('recv_time', 'seq'), walk.direction === 'desc' ? '<' : '>', eb.tuple(after.time, after.seq)));
-    terms.push(sql`(u.recv_time, u.seq) ${past} (${after.time}, ${after.seq})`);
+    readings.push(sql`(u.recv_time, u.seq) ${past} (${after.time}, ${after.seq})`);
   }
-  const packed = blockRows(sql`reading_blocks`, sql.join(terms, sql` and `));
-  const both = sql`(${rows.select(COLUMNS_LIST)} union all ${packed})`;
+  let recent = rows.select(COLUMNS_LIST);
+  // Rows are read in the index's order and no further than wanted, as they were without blocks.
+  if (walk.reach !== undefined) {
+    const direction = walk.direction ?? 'asc';
+    recent = recent.orderBy('recv_time', direction).orderBy('seq', direction).limit(walk.reach);
+  }
+  const both = sql`(${recent} union all ${blockRows(sql`reading_blocks`, blocks, readings)})`;
   return db.selectFrom(both.as('readings')) as unknown as SelectQueryBuilder<Database, 'readings', object>;
 }
 
 /** Every stored reading, rows and blocks (ReadingQueries.every). */
-export const everyReading = sql`(select ${COLUMNS} from readings union all ${blockRows(sql`reading_blocks`, sql`true`)})`;
+export const everyReading = sql`(select ${COLUMNS} from readings union all ${blockRows(sql`reading_blocks`, [])})`;
 
 export const postgresReadingBlocks: ReadingBlocks = {
   async pack(db, assetSeq, nameId, before, limit) {
@@ -152,7 +168,7 @@ export const postgresReadingBlocks: ReadingBlocks = {
     const cut = await sql<{ cut: number | string | null; packed: number | string | null }>`with cut as (
         delete from reading_blocks where asset_seq = ${assetSeq} and name_id = ${nameId} and first_time < ${before} and last_time >= ${before}
         returning *),
-      kept as (${blockRows(sql`cut`, sql`u.recv_time >= ${before}`)}),
+      kept as (${blockRows(sql`cut`, [], [sql`u.recv_time >= ${before}`])}),
       ${insertBlocks(sql`kept`)}
       select coalesce((select sum(n) from cut), 0) as cut, ${WRITTEN} as packed`.execute(db);
     const row = cut.rows[0];

@@ -17,7 +17,7 @@ export type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
  */
 
 /** Rebuilding the derived tables of a big data set takes long statements: an offline load is not held to STORE_TIMEOUT. */
-const BULK_STORE_TIMEOUT_MS = 30 * 60_000;
+export const BULK_STORE_TIMEOUT_MS = 30 * 60_000;
 
 export interface BulkLoadSummary {
   assets: number;

@@ -23,7 +23,7 @@ export interface ExportFilter {
   timeIndex: TimeIndex;
 }
 
-/** Readings one page holds. */
+/** Readings one page holds, unless the store reads bigger ones (ReadingQueries.exportPage). */
 const EXPORT_PAGE = 4096;
 
 /**
@@ -32,7 +32,7 @@ const EXPORT_PAGE = 4096;
  * page is read ahead, and what waits meanwhile is its shape, such as the bytes it is written as).
  */
 export async function* exportPages<T>(
-  store: Store, filter: ExportFilter, shape: (page: ExportedReading[]) => T, batch = EXPORT_PAGE,
+  store: Store, filter: ExportFilter, shape: (page: ExportedReading[]) => T, batch = store.dialect.readings.exportPage ?? EXPORT_PAGE,
 ): AsyncGenerator<T> {
   const names = filter.attrName !== undefined ? [filter.attrName] : await listRecordedAttributes(store, filter.assetSeq);
   const merged = { assetSeq: filter.assetSeq, range: filter.range, timeIndex: filter.timeIndex, names, withObservedTime: true, scan: true };

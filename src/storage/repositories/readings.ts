@@ -259,14 +259,17 @@ export async function mergedReadings(
   const { stored, packed } = store.dialect.readings;
   const db = filter.scan ? store.scan : store.read;
   const read = await Promise.all(groups.map(async (group) => {
-    const walks = (await store.terms.idsOf(group)).map((nameId) => {
+    const ids = await store.terms.idsOf(group);
+    // The group gives its first `reach` readings: each walk reads no further than those of the group's walks together.
+    const reachOver = ids;
+    const walks = ids.map((nameId) => {
       if (observed) {
         // Unordered as read (byObservation): every store sorts and stops it.
         const walk = db.selectFrom(byObservation(db, store.dialect.readings, { assetSeq, nameId, range, direction, after, reach }).as('r'))
           .select([...RECEIVED_COLUMNS, 'observed_time as observedTime']).orderBy('observed_time', direction).orderBy('seq', direction).limit(reach);
         return db.selectFrom(walk.as('walk')).selectAll();
       }
-      const received = store.dialect.readings.series(db, { assetSeq, nameId, range, after, direction, reach });
+      const received = store.dialect.readings.series(db, { assetSeq, nameId, range, after, direction, reach, reachOver });
       const past = after ? pastKey(received, 'recv_time', after, direction) : received;
       // With the observation time, the value and the time come from the columns the store keeps (read back below).
       const plain = past.select(RECEIVED_COLUMNS);
