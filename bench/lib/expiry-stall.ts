@@ -42,6 +42,13 @@ interface ExpiryProbe {
 const EXPIRED = 'select count(*) as n from readings where recv_time < $1';
 const SERIES_WITH_EXPIRED = `select count(*) as n from asset_attributes aa
   where exists (select 1 from readings r where r.asset_seq = aa.asset_seq and r.name_id = (select id from reading_terms where term = aa.name) and r.recv_time < $1)`;
+/** PostgreSQL also keeps readings packed in blocks (src/storage/postgres/reading-blocks.ts): a block holds expired ones while it starts before the cutoff. */
+const PACKED_EXPIRED = `select (${EXPIRED}) + (select count(*) from reading_blocks b cross join lateral unnest(b.time_offsets) as t(o)
+  where b.first_time < $1 and b.first_time + t.o < $1) as n`;
+const PACKED_SERIES_WITH_EXPIRED = `select count(*) as n from asset_attributes aa
+  cross join lateral (select id from reading_terms where term = aa.name) as term
+  where exists (select 1 from readings r where r.asset_seq = aa.asset_seq and r.name_id = term.id and r.recv_time < $1)
+    or exists (select 1 from reading_blocks b where b.asset_seq = aa.asset_seq and b.name_id = term.id and b.first_time < $1)`;
 
 async function openProbe(store: StoreKind, databaseUrl: string, before: number): Promise<ExpiryProbe> {
   if (store === 'sqlite') {
@@ -52,7 +59,7 @@ async function openProbe(store: StoreKind, databaseUrl: string, before: number):
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const count = async (text: string) => Number((await client.query(text, [before])).rows[0].n);
-  return { expiredReadings: () => count(EXPIRED), seriesWithExpired: () => count(SERIES_WITH_EXPIRED), close: () => client.end() };
+  return { expiredReadings: () => count(PACKED_EXPIRED), seriesWithExpired: () => count(PACKED_SERIES_WITH_EXPIRED), close: () => client.end() };
 }
 
 export async function dropMonthUnderUpdates(store: StoreKind, size: DatasetSize, info: DatasetInfo): Promise<ExpiryStall> {
