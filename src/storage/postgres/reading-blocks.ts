@@ -69,8 +69,10 @@ function overlapping(walk: SeriesWalk, b: string, names: Names = walk.nameId): R
   // (A prepared query gives a marker in place of one number.)
   if (Array.isArray(names)) terms.push(sql`${at('name_id')} in (${sql.join(names as readonly number[])})`);
   else if (names !== undefined) terms.push(sql`${at('name_id')} = ${names}`);
-  if (walk.range) terms.push(sql`${at('last_time')} >= ${walk.range.from}`, sql`${at('first_time')} <= ${walk.range.to}`);
-  if (walk.after) terms.push(walk.direction === 'desc' ? sql`${at('first_time')} <= ${walk.after.time}` : sql`${at('last_time')} >= ${walk.after.time}`);
+  // A block holds one day of its series: one that ends at or after a time began less than a day before it (the key's range).
+  const since = (time: unknown) => [sql`${at('last_time')} >= ${time}`, sql`${at('first_time')} > cast(${time} as bigint) - ${sql.lit(DAY_MS)}`];
+  if (walk.range) terms.push(...since(walk.range.from), sql`${at('first_time')} <= ${walk.range.to}`);
+  if (walk.after) terms.push(...(walk.direction === 'desc' ? [sql`${at('first_time')} <= ${walk.after.time}`] : since(walk.after.time)));
   return terms;
 }
 
