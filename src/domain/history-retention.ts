@@ -1,4 +1,4 @@
-import { DAY_MS } from './history-rollups.js';
+import { DAY_MS, startOfDay } from './history-rollups.js';
 /**
  * What history keeps: raw readings for the retention of their site (or the
  * platform's, HISTORY_RETENTION), judged by receive time; hourly and daily
@@ -33,5 +33,5 @@ export function rollupsExpireBefore(now: number, retentionMs: number, periodMs: 
  * and whose queries are mostly of whole days.
  */
 export function packableBefore(now: number): number {
-  return Math.floor(now / DAY_MS) * DAY_MS - DAY_MS;
+  return startOfDay(now) - DAY_MS;
 }

@@ -28,9 +28,14 @@ export const ROLLUP_PERIODS_MS = [HOUR_MS, DAY_MS] as const;
  */
 export const BUILD_DAY_AFTER_MS = 10 * 60_000;
 
+/** The start of the day (UTC) that holds `ms`. */
+export function startOfDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
 /** The start of the first day whose rollup may not be built yet at `now`: every day before it ended BUILD_DAY_AFTER_MS ago. */
 export function daysBuildableBefore(now: number): number {
-  return Math.floor((now - BUILD_DAY_AFTER_MS) / DAY_MS) * DAY_MS;
+  return startOfDay(now - BUILD_DAY_AFTER_MS);
 }
 
 /** The rollup a period of this length is built from (days when it is whole days), or undefined when it is not whole hours. */

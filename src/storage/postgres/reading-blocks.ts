@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { DAY_MS, startOfDay } from '../../domain/history-rollups.js';
 import type { Executor, ReadingBlocks, SeriesWalk } from '../ports.js';
 import type { Database } from '../schema.js';
 import { OFF_TIME_READING } from '../shared/off-time-readings.js';
@@ -11,7 +12,6 @@ import { receivedIn } from '../shared/received-in.js';
  * readings goes through `seriesOf`, which gives rows and blocks as one table.
  */
 
-const DAY_MS = 86_400_000;
 const FAR = Number.MAX_SAFE_INTEGER;
 
 /** The columns of `readings`, in the order both halves of a series give them. */
@@ -143,8 +143,8 @@ export const postgresReadingBlocks: ReadingBlocks = {
     const { first, next } = ends.rows[0] ?? { first: null, next: null };
     if (first === null) return 0;
     // Whole days, up to the day of the first reading past `limit`; a day of more is packed `limit` at a time.
-    const dayOf = (ms: number | string) => Math.floor(Number(ms) / DAY_MS) * DAY_MS;
-    const cut = next === null ? before : dayOf(next) > dayOf(first) ? dayOf(next) : undefined;
+    const nextDay = next === null ? undefined : startOfDay(Number(next));
+    const cut = nextDay === undefined ? before : nextDay > startOfDay(Number(first)) ? nextDay : undefined;
     const taken = cut !== undefined
       ? sql`${series} and recv_time < ${cut}`
       : sql`(asset_seq, name_id, recv_time, seq) in (select asset_seq, name_id, recv_time, seq from readings where ${series} order by recv_time, seq limit ${limit})`;

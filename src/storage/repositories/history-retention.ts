@@ -48,10 +48,12 @@ interface Series {
   nameId: number;
 }
 
-/** The series of a site's assets (deleted ones included: their history stays until it expires). */
-async function seriesOfSite(store: Store, site: string): Promise<Series[]> {
-  const rows = await store.read.selectFrom('assets').innerJoin('asset_attributes', 'asset_attributes.asset_seq', 'assets.seq')
-    .select(['assets.seq', 'asset_attributes.name']).where('assets.site', '=', site).orderBy('assets.seq').orderBy('asset_attributes.name').execute();
+/** The series of a site's assets, or of every asset (deleted ones included: their history stays until it expires). */
+async function seriesOf(store: Store, site?: string): Promise<Series[]> {
+  let q = store.read.selectFrom('assets').innerJoin('asset_attributes', 'asset_attributes.asset_seq', 'assets.seq')
+    .select(['assets.seq', 'asset_attributes.name']);
+  if (site !== undefined) q = q.where('assets.site', '=', site);
+  const rows = await q.orderBy('assets.seq').orderBy('asset_attributes.name').execute();
   const ids = await store.terms.idsOf(rows.map((r) => r.name));
   return rows.map((r, i) => ({ assetSeq: Number(r.seq), nameId: ids[i] as number }));
 }
@@ -111,7 +113,7 @@ const BLOCK_COST = Math.ceil(DROP_CHUNK / BLOCKS_PER_WRITE);
  */
 export async function dropExpiredReadings(store: Store, site: string, before: number, stopped: () => boolean = () => false): Promise<number> {
   const blocks = store.dialect.readings.blocks;
-  return inShortWrites(store, await seriesOfSite(store, site), DROP_CHUNK, async (trx, { assetSeq, nameId }, budget) => {
+  return inShortWrites(store, await seriesOf(store, site), DROP_CHUNK, async (trx, { assetSeq, nameId }, budget) => {
     // By the whole key: on SQLite it is the table's order (migration 1300-readings-clustered), and seq alone has no index there.
     const deleted = await trx.deleteFrom('readings').where((eb) => eb(eb.refTuple('asset_seq', 'name_id', 'recv_time', 'seq'), 'in',
       eb.selectFrom('readings').select(['asset_seq', 'name_id', 'recv_time', 'seq'])
@@ -128,13 +130,6 @@ export async function dropExpiredReadings(store: Store, site: string, before: nu
 /** Readings one write packs, about (a day of a series is packed whole up to this many). */
 const PACK_CHUNK = 4096;
 
-/** Every series (asset and attribute) of the store, deleted assets' included. */
-async function everySeries(store: Store): Promise<Series[]> {
-  const rows = await store.read.selectFrom('asset_attributes').select(['asset_seq', 'name']).orderBy('asset_seq').orderBy('name').execute();
-  const ids = await store.terms.idsOf(rows.map((r) => r.name));
-  return rows.map((r, i) => ({ assetSeq: Number(r.asset_seq), nameId: ids[i] as number }));
-}
-
 /**
  * Packs the readings received before `before` into blocks where the store
  * keeps blocks (ReadingBlocks), a day of a series at a time, each write
@@ -144,7 +139,7 @@ async function everySeries(store: Store): Promise<Series[]> {
 export async function packReadings(store: Store, before: number, stopped: () => boolean = () => false, chunk = PACK_CHUNK): Promise<number> {
   const blocks = store.dialect.readings.blocks;
   if (!blocks) return 0;
-  return inShortWrites(store, await everySeries(store), chunk, async (trx, { assetSeq, nameId }, budget) => {
+  return inShortWrites(store, await seriesOf(store), chunk, async (trx, { assetSeq, nameId }, budget) => {
     let readings = 0;
     while (readings < budget) {
       const packed = await blocks.pack(trx, assetSeq, nameId, before, Math.min(chunk, PACK_CHUNK));

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { BucketStats } from '../../domain/aggregation.js';
-import { DAY_MS, HOUR_MS, daysBuildableBefore, foldIntoBuckets, splitForRollups } from '../../domain/history-rollups.js';
+import { DAY_MS, HOUR_MS, daysBuildableBefore, foldIntoBuckets, splitForRollups, startOfDay } from '../../domain/history-rollups.js';
 import { readPrepared } from '../prepared-read.js';
 import { BUILT_BEFORE, buildDay, DAYS_BUILT_BEFORE } from '../shared/reading-rollups.js';
 import type { Store } from '../store.js';
@@ -91,7 +91,7 @@ export async function buildEndedDays(store: Store, now: number, stopped: () => b
     if (builtBefore >= until) return built;
     const next = await store.read.selectFrom('reading_rollups').select((eb) => eb.fn.min('bucket').as('first'))
       .where('period_ms', '=', HOUR_MS).where('bucket', '>=', builtBefore).where('bucket', '<', until).executeTakeFirst();
-    const day = next?.first === null || next?.first === undefined ? until : Math.floor(Number(next.first) / DAY_MS) * DAY_MS;
+    const day = next?.first === null || next?.first === undefined ? until : startOfDay(Number(next.first));
     if (day < until) {
       const assets = await store.read.selectFrom('assets').select((eb) => eb.fn.max('seq').as('last')).executeTakeFirst();
       const last = Number(assets?.last ?? 0);
