@@ -6,12 +6,10 @@ import { ExportQuery } from '../../contracts/datasource-export.js';
 import { AssetParams, ErrorResponse } from '../../contracts/datasource.js';
 import { bearerOptional } from '../../contracts/security.js';
 import { exportFileName, parseExportQuery } from '../../domain/history-export.js';
-import { notFound } from '../../domain/errors.js';
-import { visibleOrNotFound } from '../../domain/visibility.js';
 import { exportPages } from '../../storage/repositories/reading-export.js';
-import { findHistoryAsset, isRecordedAttribute } from '../../storage/repositories/readings.js';
 import { exportHeader, exportWriter, NDJSON_TYPE } from './render-export.js';
 import { CSV_TYPE, negotiateFormat } from './render.js';
+import { visibleAsset } from './visible-asset.js';
 
 /**
  * GET /datasource/{assetId}/export: the whole history of an asset (or of one
@@ -40,11 +38,7 @@ export function registerExport(scope: FastifyInstance, ctx: AppContext): void {
   }, async (request, reply) => {
     const query = parseExportQuery(request.query);
     const { assetId } = request.params;
-    const found = await findHistoryAsset(ctx.store, assetId);
-    const asset = visibleOrNotFound(request.caller, assetId, found && (query.type === undefined || query.type === found.type) ? found : undefined);
-    if (query.attrName !== undefined && !(await isRecordedAttribute(ctx.store, asset.seq, query.attrName))) {
-      throw notFound(`The attribute '${query.attrName}' is not recorded for the asset '${assetId}'`);
-    }
+    const asset = await visibleAsset(ctx, request, assetId, query.type, query.attrName);
     const format = negotiateFormat(request.headers.accept);
     // Each page is written as bytes once read: what waits for the client is bytes, not readings.
     const pages = exportPages(ctx.store, { assetSeq: asset.seq, attrName: query.attrName, range: query.range, timeIndex: query.timeIndex }, exportWriter(format));

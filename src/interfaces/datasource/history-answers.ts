@@ -15,8 +15,13 @@ interface Kept {
   readings: number;
   /** How many writes had dropped expired history then. */
   drops: number;
-  body: Buffer;
+  /** Undefined: the range was asked once, and nothing is kept of it yet. */
+  body: Buffer | undefined;
 }
+
+/** What keeping an answer costs besides its body (its key and record), so that ranges asked once are bounded too. */
+const KEPT_COST = 256;
+const ASKED_ONCE: Kept = { readings: -1, drops: -1, body: undefined };
 
 /**
  * How many readings of the range may be counted to check a kept answer, or
@@ -45,19 +50,25 @@ export function countCap(query: HistoryQuery, timeIndex: TimeIndex | undefined):
  * same ranges again and again are answered at the cost of the count. The count
  * is taken before the read: a reading added in between leaves the kept count
  * too low, so the next request reads again, never the other way round. Correct
- * whatever process writes, since the store itself is counted.
+ * whatever process writes, since the store itself is counted. A range asked
+ * for the first time is read without counting, and only remembered: most such
+ * ranges (those that end at the present) are never asked again.
  */
 export class HistoryAnswers {
-  private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => k.body.length);
+  private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => KEPT_COST + (k.body?.length ?? 0));
 
   async answer(store: Store, filter: ReadingsFilter & { attrName: string }, query: HistoryQuery, key: string, read: () => Promise<Buffer>): Promise<Buffer> {
     const cap = countCap(query, filter.timeIndex);
     const { range } = filter;
     if (cap === undefined || range === undefined) return read();
+    const kept = this.kept.get(key);
+    if (kept === undefined) {
+      this.kept.set(key, ASKED_ONCE);
+      return read();
+    }
     const { readings, drops } = await countReadings(store, { ...filter, range }, cap);
     if (readings > cap) return read();
-    const kept = this.kept.get(key);
-    if (kept?.readings === readings && kept.drops === drops) return kept.body;
+    if (kept.body !== undefined && kept.readings === readings && kept.drops === drops) return kept.body;
     const body = await read();
     this.kept.set(key, { readings, drops, body });
     return body;

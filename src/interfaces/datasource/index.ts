@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import {
@@ -7,17 +7,14 @@ import {
 } from '../../contracts/datasource.js';
 import { bearerOptional } from '../../contracts/security.js';
 import { aggregateBucket, methodsOf } from '../../domain/aggregation.js';
-import { notFound } from '../../domain/errors.js';
 import { parseHistoryQuery, timeIndexOf } from '../../domain/history-query.js';
-import { visibleOrNotFound } from '../../domain/visibility.js';
 import { registerAnswerCache } from '../../http/answer-cache.js';
 import { storeVersion } from '../../storage/repositories/discovery-freshness.js';
-import {
-  aggregateReadings, findHistoryAsset, findReadings, isRecordedAttribute, listRecordedAttributes, type HistoryAsset,
-} from '../../storage/repositories/readings.js';
+import { aggregateReadings, findReadings, listRecordedAttributes } from '../../storage/repositories/readings.js';
 import { HistoryAnswers } from './history-answers.js';
 import { registerExport } from './export.js';
 import { registerMultiAssetReadings } from './multi-asset.js';
+import { visibleAsset } from './visible-asset.js';
 import {
   aggregatesBody, attributesBody, CSV_TYPE, JSON_TYPE, negotiateFormat, readingsBody, valuesBody, type BodyFormat,
 } from './render.js';
@@ -29,16 +26,6 @@ const errors = {
 
 const csvBody = { schema: { type: 'string', description: CSV_DESCRIPTION } };
 const withCsv = (json: object) => ({ content: { 'application/json': { schema: json }, 'text/csv': csvBody } });
-/**
- * The asset a history request is about: unknown, not visible to the caller
- * (experiment assets), or of another type than the one asked for all look the
- * same, so that a private asset's existence is not revealed.
- */
-async function visibleAsset(ctx: AppContext, request: FastifyRequest, assetId: string, type: string | undefined): Promise<HistoryAsset> {
-  const asset = await findHistoryAsset(ctx.store, assetId);
-  return visibleOrNotFound(request.caller, assetId, asset && (type === undefined || type === asset.type) ? asset : undefined);
-}
-
 function send(reply: FastifyReply, format: BodyFormat, body: Buffer): FastifyReply {
   return reply.header('content-type', format === 'csv' ? CSV_TYPE : JSON_TYPE).send(body);
 }
@@ -101,10 +88,7 @@ export async function datasourceInterface(scope: FastifyInstance, ctx: AppContex
     const query = parseHistoryQuery(request.query, 'attribute');
     const timeIndex = timeIndexOf(request.query);
     const { assetId, attr } = request.params;
-    const asset = await visibleAsset(ctx, request, assetId, request.query.type);
-    if (!(await isRecordedAttribute(ctx.store, asset.seq, attr))) {
-      throw notFound(`The attribute '${attr}' is not recorded for the asset '${assetId}'`);
-    }
+    const asset = await visibleAsset(ctx, request, assetId, request.query.type, attr);
     const filter = { assetSeq: asset.seq, attrName: attr, range: query.range, timeIndex };
     const format = negotiateFormat(request.headers.accept);
     const key = `${asset.seq} ${format} ${timeIndex} ${JSON.stringify(attr)} ${JSON.stringify(query)}`;

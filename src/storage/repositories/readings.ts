@@ -54,25 +54,33 @@ export const timeColumn = (index: TimeIndex | undefined): 'recv_time' | 'observe
 export const timeOn = (index: TimeIndex | undefined, r: { recvTime: number; observedTime?: number | undefined }): number =>
   (index === 'observed' ? r.observedTime as number : r.recvTime);
 
+const HISTORY_COLUMNS = ['seq', 'id', 'type', 'site', 'experimenter', 'experiment'] as const;
 const HISTORY_ASSET = new PreparedQuery<[id: string], HistoryAsset>(1, (db, [id]) =>
-  db.selectFrom('assets').select(['seq', 'id', 'type', 'site', 'experimenter', 'experiment']).where('id', '=', id));
+  db.selectFrom('assets').select(HISTORY_COLUMNS).where('id', '=', id));
+const HISTORY_ASSET_RECORDING = new PreparedQuery<[id: string, name: string], HistoryAsset & { records: unknown }>(2, (db, [id, name]) =>
+  db.selectFrom('assets').select(HISTORY_COLUMNS)
+    .select((eb) => eb.exists(eb.selectFrom('asset_attributes').select('asset_attributes.name')
+      .whereRef('asset_attributes.asset_seq', '=', 'assets.seq').where('asset_attributes.name', '=', name)).as('records'))
+    .where('assets.id', '=', id));
 
-export async function findHistoryAsset(store: Store, id: string): Promise<HistoryAsset | undefined> {
-  const [row] = await readPrepared(store, HISTORY_ASSET, [id]);
-  return row && { ...row, seq: Number(row.seq) };
+/**
+ * The asset, and whether the attribute `attr` is recorded for it (true when
+ * none is named): one statement, since most history requests name one.
+ */
+export async function findHistoryAsset(store: Store, id: string, attr?: string): Promise<(HistoryAsset & { records: boolean }) | undefined> {
+  if (attr === undefined) {
+    const [row] = await readPrepared(store, HISTORY_ASSET, [id]);
+    return row && { ...row, seq: Number(row.seq), records: true };
+  }
+  const [row] = await readPrepared(store, HISTORY_ASSET_RECORDING, [id, attr]);
+  // SQLite answers `exists` with 0 or 1, PostgreSQL with a boolean.
+  return row && { ...row, seq: Number(row.seq), records: Boolean(row.records) };
 }
 
 /** Names of the attributes recorded for the asset, in code-unit order (the same on every store and locale). */
 export async function listRecordedAttributes(store: Store, assetSeq: number): Promise<string[]> {
   const rows = await store.read.selectFrom('asset_attributes').select('name').where('asset_seq', '=', assetSeq).execute();
   return rows.map((r) => r.name).sort();
-}
-
-const RECORDED_ATTRIBUTE = new PreparedQuery<[assetSeq: number, name: string], { name: string }>(2, (db, [assetSeq, name]) =>
-  db.selectFrom('asset_attributes').select('name').where('asset_seq', '=', assetSeq).where('name', '=', name));
-
-export async function isRecordedAttribute(store: Store, assetSeq: number, name: string): Promise<boolean> {
-  return (await readPrepared(store, RECORDED_ATTRIBUTE, [assetSeq, name])).length > 0;
 }
 
 /** Only the readings past `key` on `column`, in `direction` order (keyset paging). */
