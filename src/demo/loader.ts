@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { parseInstant, TIME_INSTANT } from '../domain/time-instant.js';
 import { httpStatus } from '../http/error-handler.js';
 import { createAsset, updateAsset } from '../services/federation.js';
+import { mapInParallel } from '../services/in-parallel.js';
 import { findLiveAsset } from '../storage/repositories/assets.js';
 import { dictionarySize, type DictionarySize } from '../storage/repositories/dictionary.js';
 import { upsertSite } from '../storage/repositories/sites.js';
@@ -53,15 +54,6 @@ export interface DemoSummary {
 
 const MINUTE_MS = 60_000;
 
-/** Runs `work` over `items`, at most `limit` at a time, in order of start. */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /** When the stored asset was last observed (its TimeInstant), or undefined when it is not stored. */
 async function lastObserved(ctx: AppContext, id: string): Promise<number | undefined> {
   const stored = await findLiveAsset(ctx.store, id);
@@ -103,7 +95,7 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
 
   const assets = demoAssets().slice(0, options.maxAssets);
   const state = new Map<string, AssetState>();
-  await inParallel(assets, 32, async (asset) => {
+  await mapInParallel(assets, 32, async (asset) => {
     const seen = await lastObserved(ctx, asset.id);
     // A report is received under a minute after it was observed (observedBefore): this bounds when the last one came.
     state.set(asset.id, { stored: seen !== undefined, lastReport: seen === undefined ? 0 : seen + MINUTE_MS, refused: false });
@@ -149,7 +141,7 @@ export async function loadDemo(ctx: AppContext & { clock: ManualClock }, options
     if (due.length === 0) continue;
     // The clock stays at t until every request of this step has been received and committed.
     clock.set(t);
-    await inParallel(due, concurrency, (a) => push(a, t));
+    await mapInParallel(due, concurrency, (a) => push(a, t));
     const day = new Date(t).toISOString().slice(0, 10);
     if (day !== loggedDay) {
       loggedDay = day;

@@ -10,6 +10,7 @@ import { parseHistoryQuery, timeIndexOf, type HistoryQuery, type TimeIndex } fro
 import { MAX_SERIES, parseMultiAssetQuery, tooManySeries, type MultiAssetQuery } from '../../domain/multi-asset-query.js';
 import { canSee } from '../../domain/visibility.js';
 import type { Caller } from '../../domain/caller.js';
+import { mapInParallel } from '../../services/in-parallel.js';
 import type { Store } from '../../storage/store.js';
 import {
   aggregateReadings, findHistoryAssets, findReadings, selectHistoryAssets, type HistoryAsset,
@@ -19,6 +20,9 @@ import {
   type BodyFormat, type CsvTable,
 } from './render.js';
 import { seriesCsv, seriesJson } from './render-series.js';
+
+/** Series read at once: the store works on some while the server renders others, and a request takes a few of its connections at most. */
+const SERIES_AT_ONCE = 4;
 
 /** Rows a selection by type and site is read up to, before the ones the caller may not see are left out. */
 const SELECTION_READ = 10 * MAX_SERIES;
@@ -86,8 +90,7 @@ export function registerMultiAssetReadings(scope: FastifyInstance, ctx: AppConte
     const timeIndex = timeIndexOf(request.query);
     const assets = await chosenAssets(ctx.store, request.caller, multi);
     const format = negotiateFormat(request.headers.accept);
-    const parts: Array<Buffer | CsvTable> = [];
-    for (const asset of assets) parts.push(await series(ctx.store, asset, multi.attr, query, timeIndex, format));
+    const parts = await mapInParallel(assets, SERIES_AT_ONCE, (asset) => series(ctx.store, asset, multi.attr, query, timeIndex, format));
     if (format === 'csv') {
       const body = seriesCsv(assets.map((a, i) => ({ assetId: a.id, table: parts[i] as CsvTable })), emptyTable(query, timeIndex).header);
       return reply.header('content-type', CSV_TYPE).send(body);
