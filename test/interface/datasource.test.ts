@@ -205,6 +205,11 @@ describeEachStore('datasource interface', (platform) => {
     await expectError('/datasource/urn:oc:entity:santander:environmental:fixed:nope/temperature/readings', 404, 'NotFound', 'nope');
     await expectError(`/datasource/${ASSET}/noiseLevel/readings`, 404, 'NotFound', 'noiseLevel');
     await expectError(`/datasource/${ASSET}/readings?type=urn:oc:entityType:bikeStation`, 404, 'NotFound', ASSET);
+    // Of another type than asked, an asset answers as an unknown one, whatever attribute is named.
+    const otherType = await get(`/datasource/${ASSET}/noiseLevel/readings?type=urn:oc:entityType:bikeStation`);
+    assert.equal(otherType.statusCode, 404);
+    assert.equal(otherType.json().description, (await get('/datasource/urn:oc:entity:santander:environmental:fixed:nope/noiseLevel/readings')).json().description
+      .replace('urn:oc:entity:santander:environmental:fixed:nope', ASSET));
     assert.equal((await json(`/datasource/${ASSET}/readings?type=urn:oc:entityType:iotdevice&limit=1`)).readings.length, 1);
     await expectError('/datasource/nothing-here', 404, 'NotFound', 'No route');
   });
