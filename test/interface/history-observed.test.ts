@@ -6,6 +6,7 @@ import { describeEachStore } from '../helpers/platform.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const MIN = 60_000;
+const HOUR = 60 * MIN;
 const iso = (ms: number) => new Date(ms).toISOString();
 const ASSET = 'urn:oc:entity:backfill:environment:observed:1';
 
@@ -86,5 +87,17 @@ describeEachStore('history by observation time', (platform) => {
     await site.update(ASSET, temperature('13.0'), now, now + 5 * MIN);
     const values = await get(`/datasource/${ASSET}/temperature:ambient/readings?values=true`);
     assert.equal(values.json().includes('99.0'), false);
+  });
+
+  it('a range of more readings than its answers are kept for is read again each time: a late reading shows at once', async () => {
+    const id = 'urn:oc:entity:backfill:environment:observed:many';
+    await site.create(id, temperature('1'), T0 + 20 * MIN);
+    for (let k = 1; k < 5; k++) await site.update(id, temperature(`${k + 1}`), T0 + (20 + k) * MIN);
+    // The first of five by observation time: more than twice the page, so no answer is kept.
+    const first = async () => (await get(`/datasource/${id}/temperature:ambient/readings?timeIndex=observed&from=${iso(T0)}&to=${iso(T0 + HOUR)}&limit=1&values=true`)).json();
+    for (let i = 0; i < 3; i++) assert.deepEqual(await first(), ['1']);
+    // Observed before the others, received last.
+    await site.update(id, temperature('0'), T0 + 30 * MIN, T0 + 15 * MIN);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await first(), ['0']);
   });
 });

@@ -22,6 +22,8 @@ interface Kept {
 /** What keeping an answer costs besides its body (its key and record), so that ranges asked once are bounded too. */
 const KEPT_COST = 256;
 const ASKED_ONCE: Kept = { readings: -1, drops: -1, body: undefined };
+/** A range that held more readings than are worth counting: read each time, uncounted (only drops of expired history would make it fewer). */
+const TOO_MANY: Kept = { readings: Number.POSITIVE_INFINITY, drops: -1, body: undefined };
 
 /**
  * How many readings of the range may be counted to check a kept answer, or
@@ -52,7 +54,8 @@ export function countCap(query: HistoryQuery, timeIndex: TimeIndex | undefined):
  * too low, so the next request reads again, never the other way round. Correct
  * whatever process writes, since the store itself is counted. A range asked
  * for the first time is read without counting, and only remembered: most such
- * ranges (those that end at the present) are never asked again.
+ * ranges (those that end at the present) are never asked again. A range found
+ * to hold more readings than the count may walk is not counted again.
  */
 export class HistoryAnswers {
   private readonly kept = new ByteBoundedLru<Kept>(MAX_BYTES, MAX_ANSWER_BYTES, (k) => KEPT_COST + (k.body?.length ?? 0));
@@ -62,12 +65,15 @@ export class HistoryAnswers {
     const { range } = filter;
     if (cap === undefined || range === undefined) return read();
     const kept = this.kept.get(key);
-    if (kept === undefined) {
-      this.kept.set(key, ASKED_ONCE);
+    if (kept === undefined || kept === TOO_MANY) {
+      if (kept === undefined) this.kept.set(key, ASKED_ONCE);
       return read();
     }
     const { readings, drops } = await countReadings(store, { ...filter, range }, cap);
-    if (readings > cap) return read();
+    if (readings > cap) {
+      this.kept.set(key, TOO_MANY);
+      return read();
+    }
     if (kept.body !== undefined && kept.readings === readings && kept.drops === drops) return kept.body;
     const body = await read();
     this.kept.set(key, { readings, drops, body });
