@@ -65,10 +65,11 @@ export class HistoryAnswers {
     const { range } = filter;
     if (cap === undefined || range === undefined) return read();
     const kept = this.kept.get(key);
-    if (kept === undefined || kept === TOO_MANY) {
-      if (kept === undefined) this.kept.set(key, ASKED_ONCE);
+    if (kept === undefined) {
+      this.kept.set(key, ASKED_ONCE);
       return read();
     }
+    if (kept === TOO_MANY) return read();
     const { readings, drops } = await countReadings(store, { ...filter, range }, cap);
     if (readings > cap) {
       this.kept.set(key, TOO_MANY);
