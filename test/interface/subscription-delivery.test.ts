@@ -7,7 +7,8 @@ import { ManualTimers } from '../../src/domain/timers.js';
 import { bearer, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { Receiver } from '../helpers/receiver.js';
 import { STORES } from '../helpers/stores.js';
-import { lowestLiveCursor } from '../../src/storage/repositories/subscriptions.js';
+import { claimLease, lowestLiveCursor } from '../../src/storage/repositories/subscriptions.js';
+import { LEASE_MS } from '../../src/services/subscription-delivery.js';
 
 /**
  * Delivery of NGSI v2 notifications, seen from a receiver on loopback: the
@@ -321,6 +322,25 @@ for (const kind of STORES) {
       timers.advance(10_000);
       await handled();
       assert.equal(r.received.length, 2);
+    });
+
+    it('never takes up again a subscription that turned inactive, even for a look that read it while it was live', async () => {
+      const r = await receiver();
+      const id = newId();
+      await make(id);
+      const sub = await subscribe(forEntity(id, r.url, { status: 'oneshot' }));
+      await put(id, { temperature: { type: 'Number', value: 1 } });
+      await r.until(1);
+      await handled();
+      assert.equal((await read(sub)).status, 'inactive');
+      // The claim such a look makes once the worker it dropped has finished: the subscription is no longer live.
+      const now = p.clock.now();
+      assert.equal(await claimLease(p.ctx.store, sub, p.ctx.delivery.holder, now, now + LEASE_MS), undefined);
+      await put(id, { temperature: { type: 'Number', value: 2 } });
+      timers.advance(1000);
+      await handled();
+      assert.equal(r.received.length, 1);
+      assert.equal((await read(sub)).notification.timesSent, 1);
     });
 
     it("a participant's subscription sees its experiment's assets; another participant's does not", async () => {

@@ -72,13 +72,17 @@ export async function liveSubscriptions(store: Store, now: number): Promise<Subs
 }
 
 /**
- * Takes the lease of a subscription when it is free, expired, already
- * `holder`'s, or `gone`'s (a holder known to have died); the row as taken, or undefined.
+ * Takes the lease of a live subscription when it is free, expired, already
+ * `holder`'s, or `gone`'s (a holder known to have died); the row as taken, or
+ * undefined. One that stopped being live since it was read (it turned
+ * inactive while a look was under way) is not taken up again.
  */
 export async function claimLease(store: Store, id: string, holder: string, now: number, until: number, gone?: string): Promise<SubscriptionRow | undefined> {
   const taken = await store.writes.run(async (trx) => {
     const result = await trx.updateTable('subscriptions').set({ lease_holder: holder, lease_until: until })
       .where('id', '=', id)
+      .where('status', 'in', LIVE)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '=', holder), eb('lease_until', '<', now), eb('lease_holder', '=', gone ?? holder)]))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
