@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { MAX_NUMERIC_LENGTH } from '../../domain/aggregation.js';
 import type { ReadingQueries } from '../ports.js';
 import { everyReading, postgresReadingBlocks, seriesOf } from './reading-blocks.js';
+import { exportReadings } from './reading-export.js';
 
 export const postgresReadingQueries: ReadingQueries = {
   numericValue() {
@@ -24,6 +25,7 @@ export const postgresReadingQueries: ReadingQueries = {
   series: seriesOf,
   // Each attribute's walk reads its last block of a page whole: a page of days, not hours, wastes little of it.
   exportPage: 16_384,
+  exportReadings,
   every: everyReading,
   blocks: postgresReadingBlocks,
 };

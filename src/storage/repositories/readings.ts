@@ -180,7 +180,7 @@ type NumberedReading = Omit<ReadingRecord, 'attrName' | 'attrType'> & { attrType
  * The readings with their terms in place of their numbers, in the same
  * objects; `only` names them all when one attribute was read.
  */
-async function named<R extends NumberedReading>(store: Store, rows: R[], only?: string): Promise<Array<R & ReadingRecord>> {
+export async function named<R extends NumberedReading>(store: Store, rows: R[], only?: string): Promise<Array<R & ReadingRecord>> {
   const ids = new Set<number>();
   for (const r of rows) {
     ids.add(Number(r.attrType));
@@ -213,7 +213,7 @@ function inPageOrder(rows: StoredReading[], direction: 'asc' | 'desc'): StoredRe
 }
 
 /** Readings read as stored (value, and observation time as an offset from the receive time), made whole in place. */
-function fromStored(rows: StoredReading[]): Array<StoredReading & { attrValue: string }> {
+export function fromStored(rows: StoredReading[]): Array<StoredReading & { attrValue: string }> {
   for (const r of rows) {
     r.observedTime += r.recvTime;
     r.attrValue = storedValueOf(r.attrValue, r.observedTime);
