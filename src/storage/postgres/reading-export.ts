@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, ExportWalk } from '../ports.js';
+import { DAY_MS } from '../../domain/history-rollups.js';
 import { unpackReadings, type StoredReading } from '../shared/stored-readings.js';
 
 /**
@@ -17,7 +18,8 @@ import { unpackReadings, type StoredReading } from '../shared/stored-readings.js
  * blocks past it wait for the next step.
  */
 
-const DAY_MS = 86_400_000;
+/** Readings given at once: a slice is written out before the next is made. */
+const SLICE = 1024;
 const FAR = Number.MAX_SAFE_INTEGER;
 
 /** A place in the readings: (time, seq), both inclusive as a bound. */
@@ -26,13 +28,65 @@ interface Key {
   seq: number;
 }
 
-const before = (a: StoredReading, b: StoredReading): number => a.recvTime - b.recvTime || a.seq - b.seq;
-const atOrBefore = (r: StoredReading, key: Key): boolean => r.recvTime < key.time || (r.recvTime === key.time && r.seq <= key.seq);
-const keyOf = (r: StoredReading): Key => ({ time: r.recvTime, seq: r.seq });
 const beyond = (a: Key, b: Key): boolean => a.time > b.time || (a.time === b.time && a.seq > b.seq);
 
 /** A block as its JSON gives it: name, first time and seq, then its arrays. */
 type BlockJson = [number, number, number, number[], number[], number[], number[], Array<string | null>];
+
+/**
+ * The readings of one source (a block, or the rows of a step) from the next one on, in order: its
+ * head's key is at hand without making the reading, which is made only when it is given.
+ */
+interface Source {
+  time: number;
+  seq: number;
+  done: boolean;
+  take(): StoredReading;
+}
+
+function blockSource(block: BlockJson, from: number): Source {
+  const [nameId, firstTime, firstSeq, times, seqs, observed, types, values] = block;
+  let i = 0;
+  const source: Source = {
+    time: 0, seq: 0, done: false,
+    take() {
+      const reading = { recvTime: source.time, seq: source.seq, attrName: nameId, attrType: types[i]!, attrValue: values[i]!, observedTime: observed[i]! };
+      i++;
+      place();
+      return reading;
+    },
+  };
+  const place = () => {
+    source.done = i >= times.length;
+    if (source.done) return;
+    source.time = firstTime + times[i]!;
+    source.seq = firstSeq + seqs[i]!;
+  };
+  place();
+  while (!source.done && source.time < from) source.take();
+  return source;
+}
+
+function rowsSource(rows: readonly StoredReading[]): Source {
+  let i = 0;
+  const source: Source = {
+    time: 0, seq: 0, done: false,
+    take() {
+      const reading = rows[i++]!;
+      place();
+      return reading;
+    },
+  };
+  const place = () => {
+    const head = rows[i];
+    source.done = head === undefined;
+    if (head === undefined) return;
+    source.time = head.recvTime;
+    source.seq = head.seq;
+  };
+  place();
+  return source;
+}
 
 /** Blocks read at a time: about `batch` readings' worth, and past the first block of every series of a day. */
 const blocksPerStep = (batch: number, series: number) => Math.max(series + 1, Math.ceil(batch / 1440) + 1);
@@ -52,26 +106,22 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
   let blockBound: Key = { time: from - 1, seq: FAR };
   /** Every reading at or before it has been given. */
   let given: Key = { time: from - 1, seq: FAR };
-  let waiting: StoredReading[] = [];
+  /** Blocks read whose readings past `given` are still to be given. */
+  let blocks: Source[] = [];
 
   while (beyond(end, given)) {
-    const read: StoredReading[] = [];
     if (!blocksDone && !beyond(blockBound, given)) {
-      const { rows } = await sql<{ blocks: string }>`select coalesce(json_agg(json_build_array(name_id, first_time, first_seq,
-          time_offsets, seq_offsets, observed_offsets, type_ids, attr_values) order by first_time, first_seq)::text, '[]') as blocks
+      // A block a row, each parsed on its own (one text for all would be one large string held until the step ends).
+      const { rows } = await sql<{ block: string }>`select json_build_array(name_id, first_time, first_seq,
+          time_offsets, seq_offsets, observed_offsets, type_ids, attr_values)::text as block
         from (select * from reading_blocks where asset_seq = ${assetSeq} and (first_time, first_seq) > (${blockKey.time}, ${blockKey.seq})
           and first_time <= ${to} and name_id in (${names}) and last_time >= ${from}
-          order by first_time, first_seq limit ${perStep}) as b`.execute(db);
-      const blocks = JSON.parse(rows[0]?.blocks ?? '[]') as BlockJson[];
-      for (const [nameId, firstTime, firstSeq, times, seqs, observed, types, values] of blocks) {
-        for (let i = 0; i < times.length; i++) {
-          const recvTime = firstTime + times[i]!;
-          if (recvTime < from || recvTime > to) continue;
-          read.push({ recvTime, seq: firstSeq + seqs[i]!, attrName: nameId, attrType: types[i]!, attrValue: values[i]!, observedTime: observed[i]! });
-        }
-      }
-      const last = blocks[blocks.length - 1];
-      if (blocks.length < perStep || last === undefined) {
+          order by first_time, first_seq limit ${perStep}) as b
+        order by first_time, first_seq`.execute(db);
+      const read = rows.map((row) => JSON.parse(row.block) as BlockJson);
+      for (const block of read) blocks.push(blockSource(block, from));
+      const last = read[read.length - 1];
+      if (read.length < perStep || last === undefined) {
         blocksDone = true;
         blockBound = end;
       } else {
@@ -90,12 +140,24 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
     const stored = unpackReadings(packed[0]?.packed ?? null);
     // A full page of rows gives readings only up to its last one: the rest of the rows come at the next step.
     const lastRow = stored[stored.length - 1];
-    const bound = stored.length === batch && lastRow !== undefined ? keyOf(lastRow) : upTo;
-    const all = waiting.concat(read, stored).sort(before);
-    let cut = 0;
-    while (cut < all.length && atOrBefore(all[cut]!, bound)) cut++;
-    waiting = all.slice(cut);
+    const bound = stored.length === batch && lastRow !== undefined ? { time: lastRow.recvTime, seq: lastRow.seq } : upTo;
     given = bound;
-    if (cut > 0) yield all.slice(0, cut);
+    // Readings are made only as they are given, a slice at a time: what a step holds meanwhile is its blocks' arrays.
+    const sources = [...blocks, rowsSource(stored)];
+    let slice: StoredReading[] = [];
+    for (;;) {
+      let next: Source | undefined;
+      for (const source of sources) {
+        if (!source.done && (next === undefined || source.time < next.time || (source.time === next.time && source.seq < next.seq))) next = source;
+      }
+      if (next === undefined || beyond(next, bound)) break;
+      slice.push(next.take());
+      if (slice.length === SLICE) {
+        yield slice;
+        slice = [];
+      }
+    }
+    if (slice.length > 0) yield slice;
+    blocks = blocks.filter((source) => !source.done);
   }
 }
