@@ -58,6 +58,7 @@ describeEachStore('packed history', (platform) => {
       `/datasource/readings?attr=temperature:ambient&assets=${A},${B}&aggrMethod=avg&aggrPeriod=PT6H`,
       `/datasource/${A}/export`,
       `/datasource/${A}/export?attr=temperature:ambient&from=${iso(T0 + 2 * HOUR)}&to=${to(T0 + 3 * DAY + 7 * MIN)}`,
+      `/datasource/${B}/export?from=${iso(T0 + DAY + 5 * HOUR + 1)}&to=${to(T0 + 3 * DAY + 2 * HOUR)}`,
     ];
   };
   const answers = async (salt: number) => Promise.all(urls(salt).map(async (url) => {
