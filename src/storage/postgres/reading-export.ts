@@ -88,6 +88,31 @@ function rowsSource(rows: readonly StoredReading[]): Source {
   return source;
 }
 
+/** The next `count` blocks of the walk past `after` (their first time and seq), in order. */
+async function nextBlocks(db: Executor, walk: ExportWalk, after: Key, count: number): Promise<BlockJson[]> {
+  const from = walk.range?.from ?? -FAR;
+  const to = walk.range?.to ?? FAR;
+  // A block a row, each parsed on its own (one text for them all would be one large string).
+  const { rows } = await sql<{ block: string }>`select json_build_array(name_id, first_time, first_seq,
+      time_offsets, seq_offsets, observed_offsets, type_ids, attr_values)::text as block
+    from (select * from reading_blocks where asset_seq = ${walk.assetSeq} and (first_time, first_seq) > (${after.time}, ${after.seq})
+      and first_time <= ${to} and name_id in (${sql.join(walk.nameIds)}) and last_time >= ${from}
+      order by first_time, first_seq limit ${count}) as b
+    order by first_time, first_seq`.execute(db);
+  return rows.map((row) => JSON.parse(row.block) as BlockJson);
+}
+
+/** The walk's rows past `after` and up to `upTo`, at most `limit`, in order. */
+async function nextRows(db: Executor, walk: ExportWalk, after: Key, upTo: Key, limit: number): Promise<StoredReading[]> {
+  const arms = walk.nameIds.map((nameId) => sql`(select recv_time, seq, name_id, type_id, observed_time, attr_value from readings
+      where asset_seq = ${walk.assetSeq} and name_id = ${nameId} and (recv_time, seq) > (${after.time}, ${after.seq})
+        and (recv_time, seq) <= (${upTo.time}, ${upTo.seq}) order by recv_time, seq limit ${limit})`);
+  const { rows } = await sql<{ packed: string | null }>`select string_agg(concat_ws(',', recv_time, seq, name_id, type_id, observed_time - recv_time,
+      case when strpos(attr_value, E'\\n') > 0 or left(attr_value, 1) = '"' then to_json(attr_value)::text else attr_value end), E'\\n') as packed
+    from (select * from (${sql.join(arms, sql` union all `)}) as arms order by recv_time, seq limit ${limit}) as p`.execute(db);
+  return unpackReadings(rows[0]?.packed ?? null);
+}
+
 /** Blocks read at a time: about `batch` readings' worth, and past the first block of every series of a day. */
 const blocksPerStep = (batch: number, series: number) => Math.max(series + 1, Math.ceil(batch / 1440) + 1);
 
@@ -97,7 +122,6 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
   const from = walk.range?.from ?? -FAR;
   const to = walk.range?.to ?? FAR;
   const end: Key = { time: to, seq: FAR };
-  const names = sql.join(nameIds);
   const perStep = blocksPerStep(batch, nameIds.length);
   // A block holds one day: one that ends at or after `from` begins less than a day before it.
   let blockKey: Key = { time: from === -FAR ? -FAR : from - DAY_MS, seq: FAR };
@@ -111,14 +135,7 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
 
   while (beyond(end, given)) {
     if (!blocksDone && !beyond(blockBound, given)) {
-      // A block a row, each parsed on its own (one text for all would be one large string held until the step ends).
-      const { rows } = await sql<{ block: string }>`select json_build_array(name_id, first_time, first_seq,
-          time_offsets, seq_offsets, observed_offsets, type_ids, attr_values)::text as block
-        from (select * from reading_blocks where asset_seq = ${assetSeq} and (first_time, first_seq) > (${blockKey.time}, ${blockKey.seq})
-          and first_time <= ${to} and name_id in (${names}) and last_time >= ${from}
-          order by first_time, first_seq limit ${perStep}) as b
-        order by first_time, first_seq`.execute(db);
-      const read = rows.map((row) => JSON.parse(row.block) as BlockJson);
+      const read = await nextBlocks(db, walk, blockKey, perStep);
       for (const block of read) blocks.push(blockSource(block, from));
       const last = read[read.length - 1];
       if (read.length < perStep || last === undefined) {
@@ -131,13 +148,7 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
       }
     }
     const upTo: Key = beyond(blockBound, end) ? end : blockBound;
-    const arms = nameIds.map((nameId) => sql`(select recv_time, seq, name_id, type_id, observed_time, attr_value from readings
-        where asset_seq = ${assetSeq} and name_id = ${nameId} and (recv_time, seq) > (${given.time}, ${given.seq})
-          and (recv_time, seq) <= (${upTo.time}, ${upTo.seq}) order by recv_time, seq limit ${batch})`);
-    const { rows: packed } = await sql<{ packed: string | null }>`select string_agg(concat_ws(',', recv_time, seq, name_id, type_id, observed_time - recv_time,
-        case when strpos(attr_value, E'\\n') > 0 or left(attr_value, 1) = '"' then to_json(attr_value)::text else attr_value end), E'\\n') as packed
-      from (select * from (${sql.join(arms, sql` union all `)}) as arms order by recv_time, seq limit ${batch}) as p`.execute(db);
-    const stored = unpackReadings(packed[0]?.packed ?? null);
+    const stored = await nextRows(db, walk, given, upTo, batch);
     // A full page of rows gives readings only up to its last one: the rest of the rows come at the next step.
     const lastRow = stored[stored.length - 1];
     const bound = stored.length === batch && lastRow !== undefined ? { time: lastRow.recvTime, seq: lastRow.seq } : upTo;
