@@ -280,6 +280,7 @@ export async function generateDataset(databaseUrl: string, spec: DatasetSpec, pr
   }
 
   let readingsWritten = 0;
+  let packedAsWritten = 0;
   let start = s.end;
   const sites: Record<string, number> = {};
   await bulkLoad(databaseUrl, async (writer: BulkWriter) => {
@@ -305,15 +306,21 @@ export async function generateDataset(databaseUrl: string, spec: DatasetSpec, pr
     progress('assets', s.count, s.count);
 
     let readings: BulkReading[] = [];
-    for (const report of reports({ ...spec, end: s.end, seed: s.seed })) {
-      reportReadings(report.plan, seqs[report.index] as number, report.at, report.isCreate, readings);
-      if (readings.length >= 20_000) {
-        start = Math.min(start, (readings[0] as BulkReading).recvTime);
-        await writer.addReadings(readings);
-        readingsWritten += readings.length;
-        progress('readings', readingsWritten, spec.readings);
-        readings = [];
+    const packing = packingAsWritten(databaseUrl, s.end, progress);
+    try {
+      for (const report of reports({ ...spec, end: s.end, seed: s.seed })) {
+        reportReadings(report.plan, seqs[report.index] as number, report.at, report.isCreate, readings);
+        if (readings.length >= 20_000) {
+          start = Math.min(start, (readings[0] as BulkReading).recvTime);
+          await writer.addReadings(readings);
+          readingsWritten += readings.length;
+          progress('readings', readingsWritten, spec.readings);
+          await packing.written((readings[readings.length - 1] as BulkReading).recvTime);
+          readings = [];
+        }
       }
+    } finally {
+      packedAsWritten = await packing.close();
     }
     if (readings.length > 0) start = Math.min(start, (readings[0] as BulkReading).recvTime);
     await writer.addReadings(readings);
@@ -321,8 +328,36 @@ export async function generateDataset(databaseUrl: string, spec: DatasetSpec, pr
     progress('readings', readingsWritten, readingsWritten);
   });
 
-  await packAsInService(databaseUrl, s.end, progress);
+  await packAsInService(databaseUrl, s.end, progress, packedAsWritten);
   return { assets: s.count, readings: readingsWritten, updatesPerAsset: s.updatesPerAsset, start, end: s.end, seed: s.seed, generatedAt: Date.now(), sites };
+}
+
+/**
+ * Packs the days that ended as the readings are written, as a server's background does day after
+ * day: the readings table then only ever holds the last days (and the readings received late),
+ * instead of the whole history packed series by series at the end, each series' rows scattered
+ * over a table larger than memory. Only where the store packs (PostgreSQL); a no-op elsewhere.
+ */
+function packingAsWritten(databaseUrl: string, end: number, progress: Progress) {
+  const store = /^postgres(ql)?:/.test(databaseUrl) ? Store.open(databaseUrl, { timeoutMs: BULK_STORE_TIMEOUT_MS }) : undefined;
+  let packedBefore = Number.NEGATIVE_INFINITY;
+  let packed = 0;
+  return {
+    /** Every reading received up to `through` is written (the generator writes them in receive order). */
+    async written(through: number): Promise<void> {
+      // A day is packed once the day after it has ended too, as the service packs (packableBefore).
+      const before = Math.min(packableBefore(through), packableBefore(end));
+      if (!store || before <= packedBefore) return;
+      packedBefore = before;
+      packed += await packReadings(store, before, () => false, GENERATOR_PACK_CHUNK);
+      progress('packed readings', packed, packed);
+    },
+    /** How many readings it packed. */
+    async close(): Promise<number> {
+      await store?.close();
+      return packed;
+    },
+  };
 }
 
 /** Readings one write of the generator's packing packs: nothing else writes meanwhile. */
@@ -335,10 +370,10 @@ const GENERATOR_PACK_CHUNK = 65_536;
  * table they left is compacted, as the space of a table that only ever holds
  * the last days is reused by the days that follow.
  */
-async function packAsInService(databaseUrl: string, end: number, progress: Progress): Promise<void> {
+async function packAsInService(databaseUrl: string, end: number, progress: Progress, packedAsWritten: number): Promise<void> {
   const store = Store.open(databaseUrl, { timeoutMs: BULK_STORE_TIMEOUT_MS });
   try {
-    const packed = await packReadings(store, packableBefore(end), () => false, GENERATOR_PACK_CHUNK);
+    const packed = packedAsWritten + await packReadings(store, packableBefore(end), () => false, GENERATOR_PACK_CHUNK);
     if (packed === 0) return;
     progress('packed readings', packed, packed);
     // Outside any transaction, as VACUUM must be.
