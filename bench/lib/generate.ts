@@ -350,6 +350,8 @@ function packingAsWritten(databaseUrl: string, end: number, progress: Progress) 
       if (!store || before <= packedBefore) return;
       packedBefore = before;
       packed += await packReadings(store, before, () => false, GENERATOR_PACK_CHUNK);
+      // The space of what moved is reused by the next days' rows, as autovacuum would let it be at a server's pace.
+      await sql`vacuum readings`.execute(store.read);
       progress('packed readings', packed, packed);
     },
     /** How many readings it packed. */
