@@ -117,7 +117,7 @@ async function nextRows(db: Executor, walk: ExportWalk, after: Key, upTo: Key, l
 const blocksPerStep = (batch: number, series: number) => Math.max(series + 1, Math.ceil(batch / 1440) + 1);
 
 export async function* exportReadings(db: Executor, walk: ExportWalk, batch: number): AsyncGenerator<StoredReading[]> {
-  const { assetSeq, nameIds } = walk;
+  const { nameIds } = walk;
   if (nameIds.length === 0) return;
   const from = walk.range?.from ?? -FAR;
   const to = walk.range?.to ?? FAR;
