@@ -1,5 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { SubscriptionTable } from '../schema.js';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Database, SubscriptionTable } from '../schema.js';
 import type { Store } from '../store.js';
 
 /**
@@ -27,6 +27,10 @@ export type DeliveryProgress = Partial<Pick<SubscriptionRow, 'cursor' | 'status'
 export type SubscriptionChanges = Pick<SubscriptionRow, 'definition' | 'visible' | 'status' | 'expires_at'> & { fails_counter?: number };
 
 const LIVE = ['active', 'oneshot'] as const;
+
+/** Delivered at `now`: active or oneshot, and not expired. */
+const liveAt = (now: number) => (eb: ExpressionBuilder<Database, 'subscriptions'>) =>
+  eb.and([eb('status', 'in', LIVE), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])]);
 
 export async function insertSubscription(store: Store, row: Omit<SubscriptionRow, 'lease_holder' | 'lease_until'>): Promise<void> {
   await store.writes.run((trx) => trx.insertInto('subscriptions').values({ ...row, lease_holder: null, lease_until: null }).execute());
@@ -65,8 +69,7 @@ export async function deleteSubscription(store: Store, id: string): Promise<bool
 /** The subscriptions that may notify now: active or oneshot, not expired. */
 export async function liveSubscriptions(store: Store, now: number): Promise<SubscriptionRow[]> {
   const rows = await store.read.selectFrom('subscriptions').selectAll()
-    .where('status', 'in', LIVE)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where(liveAt(now))
     .execute();
   return rows.map(toRow);
 }
@@ -81,8 +84,7 @@ export async function claimLease(store: Store, id: string, holder: string, now: 
   const taken = await store.writes.run(async (trx) => {
     const result = await trx.updateTable('subscriptions').set({ lease_holder: holder, lease_until: until })
       .where('id', '=', id)
-      .where('status', 'in', LIVE)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .where(liveAt(now))
       .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '=', holder), eb('lease_until', '<', now), eb('lease_holder', '=', gone ?? holder)]))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
@@ -127,8 +129,7 @@ export async function saveProgressOf(store: Store, holder: string, batch: Readon
 /** The lowest cursor of the live subscriptions (what pruning keeps after), or undefined when there is none. */
 export async function lowestLiveCursor(store: Store, now: number): Promise<number | undefined> {
   const row = await store.read.selectFrom('subscriptions').select((eb) => eb.fn.min('cursor').as('low'))
-    .where('status', 'in', LIVE)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where(liveAt(now))
     .executeTakeFirst();
   return row?.low === null || row?.low === undefined ? undefined : Number(row.low);
 }
