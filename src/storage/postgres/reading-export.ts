@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, ExportWalk } from '../ports.js';
 import { DAY_MS } from '../../domain/history-rollups.js';
 import { unpackReadings, type StoredReading } from '../shared/stored-readings.js';
+import { packedPage } from './packed-page.js';
 
 /**
  * An export's readings on PostgreSQL, oldest first. Unnesting packed blocks,
@@ -104,12 +105,11 @@ async function nextBlocks(db: Executor, walk: ExportWalk, after: Key, count: num
 
 /** The walk's rows past `after` and up to `upTo`, at most `limit`, in order. */
 async function nextRows(db: Executor, walk: ExportWalk, after: Key, upTo: Key, limit: number): Promise<StoredReading[]> {
-  const arms = walk.nameIds.map((nameId) => sql`(select recv_time, seq, name_id, type_id, observed_time, attr_value from readings
+  const arms = walk.nameIds.map((nameId) => sql`(select recv_time as "recvTime", seq, name_id as "attrName", type_id as "attrType",
+        observed_time - recv_time as "observedTime", attr_value as "attrValue" from readings
       where asset_seq = ${walk.assetSeq} and name_id = ${nameId} and (recv_time, seq) > (${after.time}, ${after.seq})
         and (recv_time, seq) <= (${upTo.time}, ${upTo.seq}) order by recv_time, seq limit ${limit})`);
-  const { rows } = await sql<{ packed: string | null }>`select string_agg(concat_ws(',', recv_time, seq, name_id, type_id, observed_time - recv_time,
-      case when strpos(attr_value, E'\\n') > 0 or left(attr_value, 1) = '"' then to_json(attr_value)::text else attr_value end), E'\\n') as packed
-    from (select * from (${sql.join(arms, sql` union all `)}) as arms order by recv_time, seq limit ${limit}) as p`.execute(db);
+  const { rows } = await packedPage(sql`select * from (${sql.join(arms, sql` union all `)}) as arms order by "recvTime", seq limit ${limit}`).execute(db);
   return unpackReadings(rows[0]?.packed ?? null);
 }
 

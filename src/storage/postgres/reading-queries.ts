@@ -3,6 +3,7 @@ import { MAX_NUMERIC_LENGTH } from '../../domain/aggregation.js';
 import type { ReadingQueries } from '../ports.js';
 import { everyReading, postgresReadingBlocks, seriesOf } from './reading-blocks.js';
 import { exportReadings } from './reading-export.js';
+import { packedPage } from './packed-page.js';
 
 export const postgresReadingQueries: ReadingQueries = {
   numericValue() {
@@ -14,14 +15,7 @@ export const postgresReadingQueries: ReadingQueries = {
   walksStopAtPage: true,
   // Both in the history index (1800-readings-observed-in-key): read without the table.
   stored: { value: sql<string>`attr_value`, observedOffset: sql<number>`observed_time - recv_time` },
-  // Parsing a row cost the driver several times what the server spends on it: a page comes as one text.
-  // The aggregate takes the page's rows in the order the page gives them (sorting them again cost a third
-  // of the statement); the reader checks that order (../repositories/readings.ts).
-  packed(page) {
-    return sql<{ packed: string | null }>`select string_agg(concat_ws(',', "recvTime", seq, "attrName", "attrType", "observedTime",
-      case when strpos("attrValue", E'\\n') > 0 or left("attrValue", 1) = '"' then to_json("attrValue")::text else "attrValue" end),
-      E'\\n') as packed from (${page}) as p`;
-  },
+  packed: packedPage,
   series: seriesOf,
   // Each attribute's walk reads its last block of a page whole: a page of days, not hours, wastes little of it.
   exportPage: 16_384,
