@@ -4,7 +4,8 @@
  */
 import { csvField } from '../../domain/csv.js';
 import { formatRecvTime } from '../../domain/history-dates.js';
-import { asciiBytes, asciiQuote } from '../../http/ascii-json.js';
+import { asciiQuote } from '../../http/ascii-json.js';
+import { ByteChunks, utf8Bound } from '../../http/byte-chunks.js';
 import type { ExportedReading } from '../../storage/repositories/reading-export.js';
 import type { BodyFormat } from './render.js';
 
@@ -14,48 +15,47 @@ export function exportHeader(format: BodyFormat): Buffer | undefined {
   return format === 'csv' ? Buffer.from('recvTime,observedAt,attrName,attrType,attrValue\r\n') : undefined;
 }
 
-/** Readings a chunk of the body holds: a chunk's text and bytes stay among the heap's small objects. */
-const EXPORT_CHUNK = 256;
-
 /**
  * Writes the lines of an export, page after page, as chunks of bytes. Consecutive readings share
  * their times (the attributes of one update), and an asset has few attributes:
  * each time text is written once per run of equal ones, and each attribute's
- * name and type once per export.
+ * name and type once per export, then copied as bytes into every line.
  */
 export function exportWriter(format: BodyFormat): (page: readonly ExportedReading[]) => Buffer[] {
   const csv = format === 'csv';
-  const names = new Map<string, { type: string; text: string }>();
-  const namesText = (name: string, type: string): string => {
+  const names = new Map<string, { type: string; bytes: Buffer }>();
+  const namesBytes = (name: string, type: string): Buffer => {
     const known = names.get(name);
-    if (known?.type === type) return known.text;
+    if (known?.type === type) return known.bytes;
     const text = csv ? `${csvField(name)},${csvField(type)},` : `${asciiQuote(name)},"attrType":${asciiQuote(type)},"attrValue":`;
-    names.set(name, { type, text });
-    return text;
+    const bytes = Buffer.from(text, 'utf8');
+    names.set(name, { type, bytes });
+    return bytes;
   };
-  const chunk = (readings: readonly ExportedReading[], start: number, end: number): Buffer => {
-    let out = '';
-    let recv = Number.NaN;
-    let observed = Number.NaN;
-    let timesText = '';
-    for (let i = start; i < end; i++) {
-      const r = readings[i]!;
+  const out = new ByteChunks();
+  const lineEnd = csv ? '\r\n' : '}\n';
+  let recv = Number.NaN;
+  let observed = Number.NaN;
+  let timesBytes = Buffer.alloc(0);
+  return (page) => {
+    for (const r of page) {
       if (r.recvTime !== recv || r.observedTime !== observed) {
         recv = r.recvTime;
         observed = r.observedTime;
-        timesText = csv
-          ? `${formatRecvTime(recv)},${formatRecvTime(observed)},`
-          : `{"recvTime":"${formatRecvTime(recv)}","observedAt":"${formatRecvTime(observed)}","attrName":`;
+        const recvText = formatRecvTime(recv);
+        const observedText = observed === recv ? recvText : formatRecvTime(observed);
+        timesBytes = Buffer.from(csv
+          ? `${recvText},${observedText},`
+          : `{"recvTime":"${recvText}","observedAt":"${observedText}","attrName":`, 'latin1');
       }
-      out += csv
-        ? `${timesText}${namesText(r.attrName, r.attrType)}${csvField(r.attrValue)}\r\n`
-        : `${timesText}${namesText(r.attrName, r.attrType)}${asciiQuote(r.attrValue)}}\n`;
+      const namePart = namesBytes(r.attrName, r.attrType);
+      const value = csv ? csvField(r.attrValue) : asciiQuote(r.attrValue);
+      out.reserve(timesBytes.length + namePart.length + utf8Bound(value) + lineEnd.length);
+      out.bytes(timesBytes);
+      out.bytes(namePart);
+      out.text(value);
+      out.text(lineEnd);
     }
-    return csv ? Buffer.from(out, 'utf8') : asciiBytes(out);
-  };
-  return (page) => {
-    const chunks: Buffer[] = [];
-    for (let start = 0; start < page.length; start += EXPORT_CHUNK) chunks.push(chunk(page, start, Math.min(page.length, start + EXPORT_CHUNK)));
-    return chunks;
+    return out.take();
   };
 }
