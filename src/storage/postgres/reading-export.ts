@@ -159,7 +159,7 @@ export async function* exportReadings(db: Executor, walk: ExportWalk, batch: num
     for (;;) {
       let next: Source | undefined;
       for (const source of sources) {
-        if (!source.done && (next === undefined || source.time < next.time || (source.time === next.time && source.seq < next.seq))) next = source;
+        if (!source.done && (next === undefined || beyond(next, source))) next = source;
       }
       if (next === undefined || beyond(next, bound)) break;
       slice.push(next.take());
