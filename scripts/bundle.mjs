@@ -26,8 +26,10 @@ await build({
   // Every string, identifier and pattern in ASCII (see the end of this file).
   charset: 'ascii',
   logLevel: 'warning',
-  // Left to Node: native addons, and packages that find files or workers of their own next to their code.
-  external: ['better-sqlite3', 'pg-native', 'pino', '@fastify/static', '@fastify/swagger-ui'],
+  // Left to Node: native addons, packages that find files or workers of their own next to their code,
+  // and undici, which the notifier loads only when a subscription first notifies (its source would
+  // otherwise sit in every server's memory as part of this file's).
+  external: ['better-sqlite3', 'pg-native', 'pino', '@fastify/static', '@fastify/swagger-ui', 'undici'],
   // The CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as openCityRequire } from 'node:module'; const require = openCityRequire(import.meta.url);" },
 });

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { isDelivered } from '../domain/delivery-retry.js';
 import { refusedDestination, bareHost, type DestinationPolicy } from '../domain/notify-destination.js';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 
 /**
  * Sends notifications over HTTP. Each destination (scheme, host and port) has
@@ -12,6 +12,14 @@ import { Pool, type Dispatcher } from 'undici';
  * resolves to is checked against NOTIFY_ALLOWED_HOSTS then, not only when the
  * subscription was written.
  */
+
+/**
+ * The HTTP client, loaded when the first notification is sent: a server whose
+ * store has no subscription never holds it in memory.
+ */
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 
 export interface NotificationRequest {
   url: URL;
@@ -103,7 +111,7 @@ export class Notifier {
     }) as LookupFunction;
   }
 
-  private destination(url: URL): Destination {
+  private destination(url: URL, { Pool }: Undici): Destination {
     let destination = this.destinations.get(url.origin);
     if (!destination) {
       const host = bareHost(url.hostname);
@@ -121,7 +129,7 @@ export class Notifier {
 
   /** Sends one notification (its headers are the notifier's to complete); only a 2xx answer is a success. */
   async send(request: NotificationRequest): Promise<NotifyOutcome> {
-    const destination = this.destination(request.url);
+    const destination = this.destination(request.url, await loadUndici());
     if (destination.refused) return { ok: false, status: undefined, reason: destination.refused };
     try {
       const answer = await destination.pool.request({

@@ -21,8 +21,8 @@ function migrationConnection(url: string): Kysely<Database> {
 /**
  * Every call is bounded by `timeoutMs` (STORE_TIMEOUT): getting a connection, and each
  * statement, cancelled by the server (statement_timeout) and, when the server or the network
- * does not answer at all, cut by the driver (query_timeout); a connection whose statement was
- * cut by the driver is discarded (./preparing-pool.ts).
+ * does not answer at all, given up by the pool (./preparing-pool.ts), which discards the
+ * connection.
  */
 export function openPostgres(url: string, changeLog: boolean, timeoutMs: number, poolSize = 10): StoreParts {
   const pool = new pg.Pool({
@@ -33,13 +33,12 @@ export function openPostgres(url: string, changeLog: boolean, timeoutMs: number,
     // The server cancels a slow statement a little before the driver gives up on an answer: a live
     // server's cancel keeps the connection, and only a silent one is cut (and the connection dropped).
     statement_timeout: Math.max(1, timeoutMs - Math.min(500, Math.floor(timeoutMs / 5))),
-    query_timeout: timeoutMs,
   });
   // A dropped connection must not crash the process: its pending query fails
   // (and is answered 503), the pool discards it, and the next query reconnects.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool, timeoutMs) }) });
   return {
     write: db,
     read: db,

@@ -22,7 +22,8 @@ export class PreparingPool implements PostgresPool {
   private readonly uses = new Map<string, number>();
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `readTimeoutMs`: how long a statement waits for its answer before its connection is given up (./open.ts). */
+  constructor(private readonly pool: pg.Pool, private readonly readTimeoutMs?: number) {}
 
   /**
    * One client of Kysely's per connection of the pool, kept as long as the
@@ -45,12 +46,34 @@ export class PreparingPool implements PostgresPool {
     const query = (statement: unknown, parameters?: ReadonlyArray<unknown>) => {
       if (lost) return Promise.reject(lost);
       if (typeof statement !== 'string') return client.query(statement as pg.Submittable);
-      return client.query(this.config(statement, parameters ?? [])).then(lastResult, (error: unknown) => {
-        if (isDriverTimeout(error)) lost = error as Error;
-        throw error;
-      });
+      return this.run(client, this.config(statement, parameters ?? []), (error) => (lost = error));
     };
     return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(lost) };
+  }
+
+  /**
+   * A statement through the driver's callback, bounded by our own timer. The
+   * driver's promise and its own bound (query_timeout) keep each answer
+   * reachable from objects that outlive it; when those have reached V8's old
+   * generation, every answer after them is kept through young collections
+   * until a full one, so that an export's whole history passed through the
+   * old generation (bench/RESULTS.md, history design rows).
+   */
+  private run(client: pg.PoolClient, config: pg.QueryConfig, lose: (error: Error) => void): Promise<pg.QueryResult> {
+    return new Promise((resolve, reject) => {
+      const timeoutMs = this.readTimeoutMs;
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+        // No answer in time: the connection's state is unknown, and an answer that comes later goes nowhere.
+        const error = new Error(READ_TIMEOUT);
+        lose(error);
+        reject(error);
+      }, timeoutMs);
+      client.query(config, (error: Error | undefined, result: pg.QueryResult | pg.QueryResult[]) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(lastResult(result));
+      });
+    });
   }
 
   end(): Promise<void> {
@@ -100,8 +123,8 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
   return `${literal}}`;
 }
 
-/** A statement cut by the driver's query_timeout (the server, or the way to it, did not answer). */
-export const isDriverTimeout = (error: unknown): boolean => (error as { message?: unknown } | null)?.message === 'Query read timeout';
+/** What a statement with no answer in time fails with: the driver's own words for its timeout, which ./dialect.ts tells apart. */
+const READ_TIMEOUT = 'Query read timeout';
 
 /** A text of several statements (sent without parameters) answers with its last statement's result. */
 const lastResult = (result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult => (Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result);

@@ -71,6 +71,7 @@ export function openSqlite(file: string, changeLog: boolean, timeoutMs: number):
     file,
     pragmas: [...pragmasFor(WRITER_CACHE_KIB, timeoutMs), `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`],
     changeLog,
+    onWrite: () => checkpointer.wrote(),
     // A closed store leaves nothing running on its file: the checkpointing thread has ended too.
     onClose: () => checkpointer.stop(),
   });

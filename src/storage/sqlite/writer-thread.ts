@@ -55,6 +55,8 @@ export interface WriterThreadOptions {
   pragmas: string[];
   /** Whether batches of asset writes append their changes to the change log. */
   changeLog: boolean;
+  /** Runs when a message has changed the file (a batch, or a statement that changed rows). */
+  onWrite?: () => void;
   /** Runs once the thread has closed its connection; closing the thread waits for it. */
   onClose?: () => Promise<void> | void;
 }
@@ -103,12 +105,14 @@ function rebuildError(error: ErrorReply): Error {
 export class WriterThread {
   private readonly worker: Worker;
   private readonly waiting: Waiting[] = [];
+  private readonly onWrite: (() => void) | undefined;
   private failure: Error | undefined;
   private readonly exited: Promise<void>;
   private lock: Promise<void> = Promise.resolve();
 
   constructor(options: WriterThreadOptions) {
     const { entry, tsx } = threadModule();
+    this.onWrite = options.onWrite;
     this.worker = new Worker(BOOTSTRAP, { eval: true, workerData: { role: WRITER_ROLE, entry, tsx, file: options.file, pragmas: options.pragmas, changeLog: options.changeLog } });
     this.worker.on('message', (reply: WriterReply) => this.waiting.shift()?.resolve(reply));
     this.worker.on('error', (error) => this.fail(error));
@@ -174,6 +178,7 @@ export class WriterThread {
       this.worker.postMessage(request);
     });
     if (this.waiting.length === 0) this.worker.unref();
+    if (reply.outcomes !== undefined || (reply.changes ?? 0) > 0) this.onWrite?.();
     if (reply.error) throw rebuildError(reply.error);
     return reply;
   }
