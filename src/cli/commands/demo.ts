@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { ManualClock } from '../../domain/clock.js';
-import { pushLiveUpdates } from '../../demo/live.js';
-import { loadDemo, type DemoSummary } from '../../demo/loader.js';
+import type { DemoSummary } from '../../demo/loader.js';
 import { fail, print, withStore } from '../runtime.js';
 
 function describe(s: DemoSummary): string {
@@ -35,6 +34,8 @@ export function demoCommands(program: Command): void {
     .option('--rate <n>', 'live updates per second, over all sites (with --live)', positiveInt('rate', 1, 5000), 5)
     .option('--count <n>', 'stop after this many live updates (with --live)', positiveInt('count', 1, 100_000_000))
     .action(async (o: { days: number; step?: number; json?: boolean; live?: boolean; rate: number; count?: number }) => {
+      // Loaded here, not with the command line: every other command, `serve` first, has no use for the demo city's data.
+      const [{ loadDemo }, { pushLiveUpdates }] = await Promise.all([import('../../demo/loader.js'), import('../../demo/live.js')]);
       await withStore(async (store, config) => {
         // The whole platform on this store, as `serve` builds it, so the data goes through the federation service.
         const clock = new ManualClock(Date.now());
