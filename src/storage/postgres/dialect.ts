@@ -4,6 +4,7 @@ import { entityQueries } from '../shared/entity-queries.js';
 import { postgresChanges } from './changes.js';
 import { postgresAssetQueries } from './asset-queries.js';
 import { postgresAssetWrites } from './asset-writes.js';
+import { READ_TIMEOUT } from './preparing-pool.js';
 import { postgresReadingQueries } from './reading-queries.js';
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
@@ -35,7 +36,9 @@ export const postgresDialect: Dialect = {
     const e = error as { code?: string; message?: string } | null;
     if (!e) return undefined;
     if (e.code && UNAVAILABLE_CODES.has(e.code)) return 'unavailable';
-    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|^Query read timeout$/i.test(e.message ?? '')) return 'unavailable';
+    if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '')) return 'unavailable';
+    // A statement that got no answer in time (the pool gave its connection up).
+    if (e.message === READ_TIMEOUT) return 'unavailable';
     // A statement cut by statement_timeout (STORE_TIMEOUT): the store is too slow to answer now.
     if (e.code === '57014') return 'unavailable';
     // Text cannot hold U+0000 (SQLSTATE 22021): a request value carrying one is the request's fault.

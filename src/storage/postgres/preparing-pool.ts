@@ -123,8 +123,8 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
   return `${literal}}`;
 }
 
-/** What a statement with no answer in time fails with: the driver's own words for its timeout, which ./dialect.ts tells apart. */
-const READ_TIMEOUT = 'Query read timeout';
+/** What a statement with no answer in time fails with (in the words the driver used for its own timeout); ./dialect.ts tells it apart. */
+export const READ_TIMEOUT = 'Query read timeout';
 
 /** A text of several statements (sent without parameters) answers with its last statement's result. */
 const lastResult = (result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult => (Array.isArray(result) ? result[result.length - 1] as pg.QueryResult : result);
