@@ -11,10 +11,17 @@ export interface Session {
   db: Executor;
   conn: DatabaseConnection;
   dialect: Dialect;
+  /**
+   * The write transaction the statements run in, where there is one: the same
+   * object for every segment of a batch (../write-batch.ts), a new one for
+   * the next batch. What a dialect learns inside a transaction that may still
+   * roll back is kept apart by it.
+   */
+  transaction?: object;
 }
 
-export function inSession<T>(db: Executor, dialect: Dialect, work: (session: Session) => Promise<T>): Promise<T> {
-  return db.getExecutor().provideConnection((conn) => work({ db, conn, dialect }));
+export function inSession<T>(db: Executor, dialect: Dialect, work: (session: Session) => Promise<T>, transaction?: object): Promise<T> {
+  return db.getExecutor().provideConnection((conn) => work({ db, conn, dialect, transaction }));
 }
 
 /** Stands for the i-th parameter while the query is built. */

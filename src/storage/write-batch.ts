@@ -59,7 +59,11 @@ function segmentsOf(items: readonly BatchItem[]): Array<{ start: number; end: nu
   return segments;
 }
 
-/** Runs one segment; its outcomes, one per item. Its changes join `changes` (taken back if it throws). */
+/**
+ * Runs one segment; its outcomes, one per item. Its changes join `changes`
+ * (taken back if it throws), which, one per transaction, also tells the
+ * dialect which transaction its statements run in (Session.transaction).
+ */
 async function runSegment(db: Kysely<Database>, dialect: Dialect, items: readonly BatchItem[], changes: PendingChanges): Promise<ItemOutcome[]> {
   const first = items[0] as BatchItem;
   if (first.kind === 'job') return [{ ok: true, value: await first.job(db as Transaction<Database>) }];
@@ -69,7 +73,7 @@ async function runSegment(db: Kysely<Database>, dialect: Dialect, items: readonl
     if (first.kind === 'create') return writes.create(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'create' }>).input), changes);
     if (first.kind === 'update') return writes.update(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'update' }>).input), changes);
     return writes.delete(session, items.map((i) => (i as Extract<AssetWrite, { kind: 'delete' }>).input), changes);
-  }).catch((error: unknown) => {
+  }, changes).catch((error: unknown) => {
     changes.rollbackTo(mark);
     throw error;
   });
@@ -134,7 +138,7 @@ export async function commitBegun(
       }
     }
     const appended = changes.take();
-    const lastChange = appended.length > 0 ? await inSession(db, dialect, (session) => dialect.changes.append(session, appended)) : undefined;
+    const lastChange = appended.length > 0 ? await inSession(db, dialect, (session) => dialect.changes.append(session, appended), changes) : undefined;
     try {
       await sql`commit`.execute(db);
     } catch (error) {

@@ -1,10 +1,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { inSession } from '../../src/storage/prepared-query.js';
 import { ensureTerms } from '../../src/storage/postgres/reading-terms.js';
 import { assetBody, create, readingsOf, timeInstant, update } from '../helpers/federation.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-import { STORES } from '../helpers/stores.js';
+import { STORES, type StoreKind } from '../helpers/stores.js';
+
+const ASSET = 'urn:oc:entity:santander:env:terms';
+
+/** One test of `kind`'s numbering, on a platform whose site has the asset ASSET; skipped when the store is not tested. */
+function onStore(kind: StoreKind, title: string, test: (p: TestPlatform, token: string) => Promise<void>): void {
+  if (!STORES.includes(kind)) return;
+  describe(`numbering of reading terms [${kind}]`, () => {
+    let p: TestPlatform;
+    before(async () => {
+      p = await startPlatform(kind);
+    });
+    after(async () => {
+      await p.close();
+    });
+
+    it(title, async () => {
+      const token = await p.siteToken('santander');
+      assert.equal((await create(p, token, assetBody(ASSET))).statusCode, 201);
+      await test(p, token);
+    });
+  });
+}
+
+/** The type and value of each reading of `term` of ASSET. */
+const valuesOf = async (p: TestPlatform, term: string) => (await readingsOf(p, ASSET)).filter((r) => r.attr_name === term).map((r) => [r.attr_type, r.attr_value]);
 
 /**
  * PostgreSQL numbers a reading's new attribute name or type inside the write's
@@ -12,31 +38,41 @@ import { STORES } from '../helpers/stores.js';
  * write that rolled back must be numbered again by the next, never taken as
  * there.
  */
-if (STORES.includes('postgres')) {
-  describe('numbering of reading terms [postgres]', () => {
-    let p: TestPlatform;
-    before(async () => {
-      p = await startPlatform('postgres');
-    });
-    after(async () => {
-      await p.close();
-    });
-
-    it('stores the readings of a name whose first numbering rolled back, in the same transaction or the next', async () => {
-      const token = await p.siteToken('santander');
-      const id = 'urn:oc:entity:santander:env:terms';
-      assert.equal((await create(p, token, assetBody(id))).statusCode, 201);
-      const failing = (term: string) => p.ctx.store.writes.run(async (trx) => {
-        await inSession(trx, p.ctx.store.dialect, (session) => ensureTerms(session, [{ name: term, type: 'Number' }]));
-        throw new Error('the write fails after numbering');
-      });
-      for (const term of ['rolled:back:once', 'rolled:back:twice']) {
-        await assert.rejects(failing(term), /fails after numbering/);
-        if (term.endsWith('twice')) await assert.rejects(failing(term), /fails after numbering/);
-        const res = await update(p, token, id, { TimeInstant: timeInstant(), [term]: { type: 'Number', value: 7 } });
-        assert.equal(res.statusCode, 204, res.body);
-        assert.deepEqual((await readingsOf(p, id)).filter((r) => r.attr_name === term).map((r) => [r.attr_type, r.attr_value]), [['Number', '7']]);
-      }
-    });
+onStore('postgres', 'stores the readings of a name whose first numbering rolled back, in the same transaction or the next', async (p, token) => {
+  const failing = (term: string) => p.ctx.store.writes.run(async (trx) => {
+    await inSession(trx, p.ctx.store.dialect, (session) => ensureTerms(session, [{ name: term, type: 'Number' }]));
+    throw new Error('the write fails after numbering');
   });
-}
+  for (const term of ['rolled:back:once', 'rolled:back:twice']) {
+    await assert.rejects(failing(term), /fails after numbering/);
+    if (term.endsWith('twice')) await assert.rejects(failing(term), /fails after numbering/);
+    const res = await update(p, token, ASSET, { TimeInstant: timeInstant(), [term]: { type: 'Number', value: 7 } });
+    assert.equal(res.statusCode, 204, res.body);
+    assert.deepEqual(await valuesOf(p, term), [['Number', '7']]);
+  }
+});
+
+/**
+ * SQLite's writer keeps the numbers of the terms it has seen committed
+ * (src/storage/sqlite/asset-writes.ts): a number given in a transaction that
+ * rolled back, and then given to another term, must never be taken for the
+ * first one.
+ */
+onStore('sqlite', 'stores the readings of a name whose first numbering rolled back after its number went to another name', async (p, token) => {
+  const file = new SQLite(p.db.url.slice('sqlite:'.length));
+  try {
+    // The write fails after its readings numbered the new name: recording the asset's new attribute is refused.
+    file.exec(`create trigger refuse_attribute before insert on asset_attributes when new.name = 'rolled:back' begin select raise(abort, 'refused'); end`);
+    const refused = await update(p, token, ASSET, { TimeInstant: timeInstant(), 'rolled:back': { type: 'Number', value: 7 } });
+    assert.notEqual(refused.statusCode, 204, refused.body);
+    file.exec('drop trigger refuse_attribute');
+  } finally {
+    file.close();
+  }
+  // The number the rolled-back write had given is free again: the next new name takes it.
+  assert.equal((await update(p, token, ASSET, { TimeInstant: timeInstant(), 'taken:after': { type: 'Number', value: 8 } })).statusCode, 204);
+  assert.equal((await update(p, token, ASSET, { TimeInstant: timeInstant(), 'rolled:back': { type: 'Number', value: 9 } })).statusCode, 204);
+  assert.equal((await update(p, token, ASSET, { TimeInstant: timeInstant(), 'taken:after': { type: 'Number', value: 10 } })).statusCode, 204);
+  assert.deepEqual(await valuesOf(p, 'rolled:back'), [['Number', '9']]);
+  assert.deepEqual(await valuesOf(p, 'taken:after'), [['Number', '8'], ['Number', '10']]);
+});

@@ -65,21 +65,51 @@ const READINGS = new PreparedQuery<unknown[], never>((rows) => 7 * rows, (_db, p
   sql`insert into readings (seq, asset_seq, recv_time, observed_offset, name_id, type_id, sent_value) values ${sql.join(Array.from({ length: rows }, (_, i) =>
     sql`(${sql.join(Array.from({ length: 7 }, (_c, k) => sql`${p[7 * i + k]}`))})`))}`);
 
-/** Numbers the terms no reading had yet (variant: terms). */
-const ADD_TERMS = new PreparedQuery<string[], never>((n) => n, (_db, terms, _dialect, n) =>
-  sql`insert or ignore into reading_terms (term) values ${sql.join(terms.slice(0, n).map((t) => sql`(${t})`))}`);
+/** Numbers the terms no reading had yet (variant: terms); the terms it numbered. */
+const ADD_TERMS = new PreparedQuery<string[], { term: string }>((n) => n, (_db, terms, _dialect, n) =>
+  sql`insert or ignore into reading_terms (term) values ${sql.join(terms.slice(0, n).map((t) => sql`(${t})`))} returning term`);
 
 const TERM_IDS = new PreparedQuery<string[], { id: number; term: string }>((n) => n, (db, terms, _dialect, n) =>
   db.selectFrom('reading_terms').select(['id', 'term']).where('term', 'in', terms.slice(0, n)));
 
-/** The numbers of the readings' names and types in reading_terms, numbering those new in this transaction. */
-async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  for (const run of chunks(termsOf(rows))) {
-    await ADD_TERMS.run(session, run, run.length);
-    for (const row of (await TERM_IDS.run(session, run, run.length)).rows) ids.set(row.term, Number(row.id));
+/** What the write connection knows of reading_terms between batches. */
+interface KnownTerms {
+  /** Terms committed with their numbers: none is ever deleted or renumbered, so they are kept. */
+  committed: Map<string, number>;
+  /** The transaction of `added`. */
+  transaction: object | undefined;
+  /** Terms that transaction numbered, which a rollback may still take back (and number otherwise later). */
+  added: Set<string>;
+}
+
+const knownByConnection = new WeakMap<object, KnownTerms>();
+
+/**
+ * The numbers of the readings' names and types in reading_terms, numbering
+ * those new in this transaction; statements only for terms the connection
+ * has not seen committed. A term the insert found already there is
+ * committed, unless this very transaction numbered it.
+ */
+async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<(term: string) => number | undefined> {
+  let known = knownByConnection.get(session.conn);
+  if (!known) knownByConnection.set(session.conn, known = { committed: new Map(), transaction: undefined, added: new Set() });
+  const { committed } = known;
+  const wanted = termsOf(rows).filter((t) => !committed.has(t));
+  if (wanted.length === 0) return (term) => committed.get(term);
+  if (known.transaction !== session.transaction || session.transaction === undefined) {
+    known.transaction = session.transaction;
+    known.added.clear();
   }
-  return ids;
+  const { added } = known;
+  const local = new Map<string, number>();
+  for (const run of chunks(wanted)) {
+    for (const row of (await ADD_TERMS.run(session, run, run.length)).rows) added.add(row.term);
+    for (const row of (await TERM_IDS.run(session, run, run.length)).rows) {
+      local.set(row.term, Number(row.id));
+      if (!added.has(row.term) && session.transaction !== undefined) committed.set(row.term, Number(row.id));
+    }
+  }
+  return (term) => committed.get(term) ?? local.get(term);
 }
 
 /** Takes `n` reading numbers (migration 1300-readings-clustered); the last of them. */
@@ -124,10 +154,10 @@ async function unindexPosition(session: Session, seq: number): Promise<void> {
 async function addReadings(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   if (rows.length === 0) return;
   const last = Number((await TAKE_READING_SEQS.run(session, [rows.length])).rows[0]?.last);
-  const ids = await termIds(session, rows);
+  const idOf = await termIds(session, rows);
   let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, ids.get(r.name), ids.get(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
+    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, idOf(r.name), idOf(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
   }
   await addToRollups(session, rows);
 }
