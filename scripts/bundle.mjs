@@ -4,12 +4,14 @@
 // compiles each of the ~1,500 files of the server's dependency tree one by one
 // (kysely and TypeBox alone are several hundred); one file starts in a fraction
 // of that time.
-// Usage: node scripts/bundle.mjs
+// Usage: node scripts/bundle.mjs [outdir]  (default dist/bin; another folder two levels under the
+// package root serves alike, e.g. the bundle test's own, so that it never rewrites dist/bin under a run)
 import { build } from 'esbuild';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
+const outdir = process.argv[2] ? resolve(process.argv[2]) : join(root, 'dist', 'bin');
 
 await build({
   entryPoints: {
@@ -17,7 +19,7 @@ await build({
     // The SQLite writer thread's module, which the server starts as the thread's entry from beside it (src/storage/sqlite/writer-thread.ts).
     'sqlite-writer': join(root, 'src', 'storage', 'sqlite', 'writer-thread.ts'),
   },
-  outdir: join(root, 'dist', 'bin'),
+  outdir,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -39,7 +41,7 @@ await build({
 // outside ASCII is in comments of dependencies, which are written here as \u escapes (still comments)
 // so that the server's source takes half the memory.
 for (const file of ['opencity.js', 'sqlite-writer.js']) {
-  const out = join(root, 'dist', 'bin', file);
+  const out = join(outdir, file);
   const text = await readFile(out, 'utf8');
   const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) await writeFile(out, ascii);

@@ -3,7 +3,7 @@
 // (REQUIRE_POSTGRES=1 makes its absence a failure). Each run makes a template
 // database with PostGIS, from which every test file clones its own database;
 // everything is dropped at the end.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -67,11 +67,14 @@ if (problem) {
   env.TEST_PG_TEMPLATE = template;
 }
 
-// The browser tests serve the observatory page: it is built once here, before they run side by
-// side, so that none rebuilds the page another is serving (test/helpers/chromium.ts).
-if (files.some((f) => path.normalize(f).split(path.sep).includes('e2e'))) {
-  const { build } = await import('vite');
-  await build({ configFile: path.resolve('web', 'vite.config.ts'), logLevel: 'error' });
+// The whole suite, and the command-line and browser tests, run the build: it is made here, once,
+// when its sources changed (scripts/build-if-stale.mjs), before the tests run side by side. The
+// `opencity` commands then start from the bundle, seconds sooner each than from the sources
+// (test/helpers/cli.ts), and no browser test rebuilds the page another is serving
+// (test/helpers/chromium.ts).
+if (explicit.length === 0 || files.some((f) => ['e2e', 'cli'].some((dir) => path.normalize(f).split(path.sep).includes(dir)))) {
+  const built = spawnSync(process.execPath, [path.join('scripts', 'build-if-stale.mjs')], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
   env.OPENCITY_WEB_BUILT = '1';
 }
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { Store } from '../../src/storage/store.js';
+import { opencityCommand } from '../helpers/cli.js';
 import { bearer } from '../helpers/platform.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 import { basic, decodeHeader, decodePayload, tokenRequest } from '../helpers/identity.js';
@@ -21,7 +22,7 @@ interface Run {
 
 function opencity(databaseUrl: string, args: string[], stdin?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [...opencityCommand(), ...args], {
       cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, PUBLIC_URL, LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

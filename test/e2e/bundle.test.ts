@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT } from '../helpers/cli.js';
@@ -9,9 +10,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 /**
  * The one-file build that `npm start` and the `opencity` command run
  * (scripts/bundle.mjs → dist/bin/opencity.js): built here, then started as a
- * user starts it, and asked what every interface needs from the start.
+ * user starts it, and asked what every interface needs from the start. It is
+ * built beside dist/bin, at the same depth, so that the commands other tests
+ * run from dist/bin meanwhile are never rewritten under them.
  */
-const BIN = path.join(ROOT, 'dist', 'bin', 'opencity.js');
+const OUT = path.join(ROOT, 'dist', `bundle-test-${process.pid}`);
+const BIN = path.join(OUT, 'opencity.js');
 
 describe('the bundled server (npm start)', () => {
   let db: TestDatabase;
@@ -19,7 +23,7 @@ describe('the bundled server (npm start)', () => {
   let adminSecret = '';
 
   before(async () => {
-    const bundle = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    const bundle = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), OUT], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(bundle.status, 0, bundle.stderr);
     db = await createTestDatabase('sqlite');
     server = await startServer({ DATABASE_URL: db.url }, 60_000, [BIN, 'serve']);
@@ -29,6 +33,7 @@ describe('the bundled server (npm start)', () => {
   after(async () => {
     await server?.stop('SIGTERM');
     await db?.drop();
+    fs.rmSync(OUT, { recursive: true, force: true });
   });
 
   it('answers its commands\' help', () => {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Store } from '../../src/storage/store.js';
-import { ROOT, runTs } from '../helpers/cli.js';
+import { opencityCommand, ROOT, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 
 /** `opencity demo --live`: a bounded run, then one stopped with Ctrl-C, on a SQLite file. */
@@ -27,7 +26,7 @@ describe('opencity demo --live', { timeout: 300_000 }, () => {
   });
 
   it('loads the city, then pushes the asked number of updates and stops', async () => {
-    const run = await runTs('src/cli/main.ts', ['demo', '--days', '1', '--step', '720', '--live', '--rate', '50', '--count', '7'], { DATABASE_URL: db.url }, 240_000);
+    const run = await runCli(['demo', '--days', '1', '--step', '720', '--live', '--rate', '50', '--count', '7'], { DATABASE_URL: db.url }, 240_000);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /pushing 50 live updates a second \(7 in all\)/);
     assert.match(run.stderr, /live updates pushed: 7\n/);
@@ -35,7 +34,7 @@ describe('opencity demo --live', { timeout: 300_000 }, () => {
 
   it('pushes until Ctrl-C, then stops cleanly, having counted every update it made', async () => {
     const before = await updates();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'demo', '--days', '1', '--step', '720', '--live', '--rate', '20'], {
+    const child = spawn(process.execPath, [...opencityCommand(), 'demo', '--days', '1', '--step', '720', '--live', '--rate', '20'], {
       cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -8,7 +8,7 @@ import { testConfig } from '../../src/config.js';
 import { positionAttribute, timeInstant } from '../../src/demo/bodies.js';
 import { createAsset } from '../../src/services/federation.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
-import { ROOT, runTs } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/free-port.js';
 import { createTestDatabase, STORES, type StoreKind, type TestDatabase } from '../helpers/stores.js';
 import { startTileServer, type TileServer } from '../helpers/tile-server.js';
@@ -75,7 +75,7 @@ function studyOn(kind: StoreKind): void {
       await ensureWebBuilt();
       tiles = await startTileServer();
       db = await createTestDatabase(kind);
-      const demo = await runTs('src/cli/main.ts', ['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
+      const demo = await runCli(['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
       assert.equal(demo.code, 0, `opencity demo failed: ${demo.stderr}`);
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;

@@ -6,7 +6,7 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 import { buildApp, type OpenCity } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensureWebBuilt, requireChromium, skipWithoutChromium } from '../helpers/chromium.js';
-import { ROOT, opencity, runTs } from '../helpers/cli.js';
+import { ROOT, opencity, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 import { freePort } from '../helpers/free-port.js';
 
@@ -47,7 +47,7 @@ describe('observatory page', { skip, timeout: 480_000 }, () => {
     await ensureWebBuilt();
     db = await createTestDatabase('sqlite');
     // Two days of history are enough for the charts and load in a fraction of the default week.
-    const demo = await runTs('src/cli/main.ts', ['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
+    const demo = await runCli(['demo', '--days', '2'], { DATABASE_URL: db.url }, 300_000);
     assert.equal(demo.code, 0, `opencity demo failed: ${demo.stderr}`);
     const user = await opencity(db.url, 'user', 'add', USER, '--email', `${USER}@example.org`, '--password', PASSWORD);
     assert.equal(user.code, 0, `opencity user add failed: ${user.stderr}`);

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-// @ts-expect-error: a plain script of the package, without types
 import { OUTPUTS, staleReason } from '../../scripts/build-if-stale.mjs';
 
 describe('npm start builds only when sources changed', () => {
