@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { ROOT } from './cli.js';
+import { opencityCommand, ROOT } from './cli.js';
 
-/** A real server process (by default `node --import tsx src/main.ts`) on a loopback port of its own choosing. */
+/** A real server process (by default `opencity serve`) on a loopback port of its own choosing. */
 export interface ServerProcess {
   child: ChildProcess;
   pid: number;
@@ -18,15 +17,12 @@ export interface ServerProcess {
 
 const LISTENING = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** The server from its TypeScript sources. */
-const FROM_SOURCES = ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
-
 /**
  * Starts the server with this environment (PORT 0 and loopback unless given) and waits until it listens
  * (LOG_LEVEL must be info or finer: its "listening" line gives the port). `args` are Node's arguments:
- * the TypeScript sources unless told otherwise (e.g. the bundle, `dist/bin/opencity.js serve`).
+ * `opencity serve` unless told otherwise (the built command when it is current, ./cli.ts).
  */
-export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000, args: string[] = FROM_SOURCES): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, startTimeoutMs = 60_000, args: string[] = [...opencityCommand(), 'serve']): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
