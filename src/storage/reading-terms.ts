@@ -4,6 +4,46 @@ import type { Database } from './schema.js';
 /** The distinct names and types of readings: the terms a write of them needs numbered. */
 export const termsOf = (readings: ReadonlyArray<{ name: string; type: string }>): string[] => [...new Set(readings.flatMap((r) => [r.name, r.type]))];
 
+/**
+ * What one write connection knows of reading_terms between its transactions,
+ * to number only the terms it has not seen committed (each dialect keeps one
+ * per connection, with what it needs of each term as `V`). No term is ever
+ * deleted or renumbered, so a committed term is kept for good; a term the
+ * transaction under way numbered is kept apart, since a rollback may take it
+ * back and its number go to another. A term found already there is
+ * committed, unless this very transaction numbered it.
+ */
+export class ConnectionTerms<V> {
+  private readonly committed = new Map<string, V>();
+  /** The transaction of `added` (undefined: none known, so that nothing found is taken as committed). */
+  private transaction: unknown;
+  private readonly added = new Set<string>();
+
+  /** The terms of `terms` not seen committed. */
+  unknown(terms: readonly string[]): string[] {
+    return terms.filter((t) => !this.committed.has(t));
+  }
+
+  /** What is kept of a committed term. */
+  get(term: string): V | undefined {
+    return this.committed.get(term);
+  }
+
+  /** A statement of `transaction` numbered `terms` (the ones it added, not those it found). */
+  numbered(transaction: unknown, terms: Iterable<string>): void {
+    if (transaction !== this.transaction || transaction === undefined) {
+      this.transaction = transaction;
+      this.added.clear();
+    }
+    for (const term of terms) this.added.add(term);
+  }
+
+  /** `term` is in reading_terms as seen by the transaction of the last `numbered`: committed unless that transaction numbered it. */
+  found(term: string, value: V): void {
+    if (this.transaction !== undefined && !this.added.has(term)) this.committed.set(term, value);
+  }
+}
+
 /** What no term is numbered: a reading filtered by an unknown name matches nothing. */
 export const NO_TERM = -1;
 

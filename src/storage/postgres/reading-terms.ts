@@ -1,5 +1,5 @@
 import { RawStatement, type Session } from '../prepared-query.js';
-import { termsOf } from '../reading-terms.js';
+import { ConnectionTerms, termsOf } from '../reading-terms.js';
 
 /**
  * Numbers the attribute names and types of readings that have no number yet
@@ -22,35 +22,19 @@ with added as (${ENSURE_TERMS} returning term)
 select term, txid_current()::text as txid from added
 union all select null, txid_current()::text`);
 
-/** What a connection knows of reading_terms. */
-interface KnownTerms {
-  /** Terms committed: none is ever deleted, so they need no numbering again. */
-  committed: Set<string>;
-  /** The transaction of `added`. */
-  txid: string;
-  /** Terms this connection added in that transaction, which may still roll back. */
-  added: Set<string>;
-}
-
-const byConnection = new WeakMap<object, KnownTerms>();
+const byConnection = new WeakMap<object, ConnectionTerms<true>>();
 
 /**
  * Numbers the names and types of `readings` not numbered yet, with a round
- * trip only when the connection meets a term it has not seen committed. A
- * term the statement found already there is committed, unless this very
- * transaction added it.
+ * trip only when the connection meets a term it has not seen committed
+ * (ConnectionTerms).
  */
 export async function ensureTerms(session: Session, readings: ReadonlyArray<{ name: string; type: string }>): Promise<void> {
-  let known = byConnection.get(session.conn);
-  if (!known) byConnection.set(session.conn, known = { committed: new Set(), txid: '', added: new Set() });
-  const wanted = termsOf(readings).filter((t) => !known.committed.has(t));
+  const known = byConnection.get(session.conn) ?? new ConnectionTerms<true>();
+  byConnection.set(session.conn, known);
+  const wanted = known.unknown(termsOf(readings));
   if (wanted.length === 0) return;
   const { rows } = await ENSURE.run(session, [wanted]);
-  const txid = rows[0]?.txid ?? '';
-  if (txid !== known.txid) {
-    known.txid = txid;
-    known.added.clear();
-  }
-  for (const row of rows) if (row.term !== null) known.added.add(row.term);
-  for (const term of wanted) if (!known.added.has(term)) known.committed.add(term);
+  known.numbered(rows[0]?.txid, rows.flatMap((row) => (row.term === null ? [] : [row.term])));
+  for (const term of wanted) known.found(term, true);
 }

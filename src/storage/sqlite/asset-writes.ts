@@ -8,7 +8,7 @@ import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
-import { termsOf } from '../reading-terms.js';
+import { ConnectionTerms, termsOf } from '../reading-terms.js';
 import { sentValue } from './sent-value.js';
 
 /**
@@ -72,44 +72,25 @@ const ADD_TERMS = new PreparedQuery<string[], { term: string }>((n) => n, (_db, 
 const TERM_IDS = new PreparedQuery<string[], { id: number; term: string }>((n) => n, (db, terms, _dialect, n) =>
   db.selectFrom('reading_terms').select(['id', 'term']).where('term', 'in', terms.slice(0, n)));
 
-/** What the write connection knows of reading_terms between batches. */
-interface KnownTerms {
-  /** Terms committed with their numbers: none is ever deleted or renumbered, so they are kept. */
-  committed: Map<string, number>;
-  /** The transaction of `added`. */
-  transaction: object | undefined;
-  /** Terms that transaction numbered, which a rollback may still take back (and number otherwise later). */
-  added: Set<string>;
-}
-
-const knownByConnection = new WeakMap<object, KnownTerms>();
+const knownByConnection = new WeakMap<object, ConnectionTerms<number>>();
 
 /**
  * The numbers of the readings' names and types in reading_terms, numbering
  * those new in this transaction; statements only for terms the connection
- * has not seen committed. A term the insert found already there is
- * committed, unless this very transaction numbered it.
+ * has not seen committed (ConnectionTerms).
  */
 async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<(term: string) => number | undefined> {
-  let known = knownByConnection.get(session.conn);
-  if (!known) knownByConnection.set(session.conn, known = { committed: new Map(), transaction: undefined, added: new Set() });
-  const { committed } = known;
-  const wanted = termsOf(rows).filter((t) => !committed.has(t));
-  if (wanted.length === 0) return (term) => committed.get(term);
-  if (known.transaction !== session.transaction || session.transaction === undefined) {
-    known.transaction = session.transaction;
-    known.added.clear();
-  }
-  const { added } = known;
+  const terms = knownByConnection.get(session.conn) ?? new ConnectionTerms<number>();
+  knownByConnection.set(session.conn, terms);
   const local = new Map<string, number>();
-  for (const run of chunks(wanted)) {
-    for (const row of (await ADD_TERMS.run(session, run, run.length)).rows) added.add(row.term);
+  for (const run of chunks(terms.unknown(termsOf(rows)))) {
+    terms.numbered(session.transaction, (await ADD_TERMS.run(session, run, run.length)).rows.map((row) => row.term));
     for (const row of (await TERM_IDS.run(session, run, run.length)).rows) {
       local.set(row.term, Number(row.id));
-      if (!added.has(row.term) && session.transaction !== undefined) committed.set(row.term, Number(row.id));
+      terms.found(row.term, Number(row.id));
     }
   }
-  return (term) => committed.get(term) ?? local.get(term);
+  return (term) => terms.get(term) ?? local.get(term);
 }
 
 /** Takes `n` reading numbers (migration 1300-readings-clustered); the last of them. */
