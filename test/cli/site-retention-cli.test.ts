@@ -3,22 +3,18 @@ import { after, before, describe, it } from 'node:test';
 import { listSiteRetentions } from '../../src/storage/repositories/history-retention.js';
 import { Store } from '../../src/storage/store.js';
 import { opencity } from '../helpers/cli.js';
-import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+import { STORES, createTestStore, type TestDatabase } from '../helpers/stores.js';
 
 for (const kind of STORES) {
   describe(`a site's retention from the command line [${kind}]`, () => {
     let db: TestDatabase;
     let store: Store;
 
+    let dispose: () => Promise<void>;
     before(async () => {
-      db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      await store.migrate();
+      ({ db, store, dispose } = await createTestStore(kind));
     });
-    after(async () => {
-      await store.close();
-      await db.drop();
-    });
+    after(() => dispose());
 
     const run = (...args: string[]) => opencity(db.url, ...args);
     const retentionOf = async (site: string) => (await listSiteRetentions(store)).find((s) => s.site === site)?.retention ?? null;

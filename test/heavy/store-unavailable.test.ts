@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
 import { startServer, type ServerProcess } from '../helpers/hardening-server.js';
 import { prepareSite } from '../helpers/hardening-load.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyInFront, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
  * How long the real server (default STORE_TIMEOUT, 5 s) takes to answer 503 when its PostgreSQL
@@ -42,11 +42,9 @@ if (STORES.includes('postgres')) {
     before(async () => {
       db = await createTestDatabase('postgres');
       secret = await prepareSite(db.url, 'outage');
-      const direct = new URL(db.url);
-      proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-      const viaProxy = new URL(db.url);
-      viaProxy.port = String(await proxy.start());
-      server = await startServer({ DATABASE_URL: viaProxy.toString() });
+      const through = await proxyInFront(db.url);
+      proxy = through.proxy;
+      server = await startServer({ DATABASE_URL: through.url });
     });
 
     after(async () => {

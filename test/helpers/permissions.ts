@@ -1,10 +1,20 @@
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AccountsPermission } from '../../src/domain/role-access.js';
+import { basic, decodePayload, tokenRequest } from './identity.js';
 import { bearer, type TestPlatform } from './platform.js';
 
 /** A token of client `tool` holding these accounts-permissions permissions (and any other roles). */
 export function toolToken(p: TestPlatform, tool: string, permissions: AccountsPermission[], roles: string[] = []): Promise<string> {
   return p.clientToken(tool, [...permissions.map((x) => `accounts-permissions:${x}`), ...roles]);
+}
+
+/** A client_credentials grant from the token endpoint, as a client gets it: the token and its claims. */
+export async function clientCredentials(p: TestPlatform, clientId: string, secret: string): Promise<{ token: string; claims: Record<string, any> }> {
+  const res = await tokenRequest(p.app, { grant_type: 'client_credentials' }, basic(clientId, secret));
+  assert.equal(res.statusCode, 200, res.body);
+  const token = res.json().access_token as string;
+  return { token, claims: decodePayload(token) };
 }
 
 /** The bootstrap client: every accounts-permissions permission. */

@@ -115,3 +115,12 @@ export class TcpProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/** A proxy started in front of the PostgreSQL database at `url`, and the URL that reaches the database through it. */
+export async function proxyInFront(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(url);
+  const proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
+  const viaProxy = new URL(url);
+  viaProxy.port = String(await proxy.start());
+  return { proxy, url: viaProxy.toString() };
+}

@@ -5,24 +5,19 @@ import type { CounterKey } from '../../src/domain/asset-counters.js';
 import { moveActivity } from '../../src/storage/shared/asset-counters.js';
 import { inSession } from '../../src/storage/prepared-query.js';
 import { Store } from '../../src/storage/store.js';
-import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
+import { STORES, createTestStore } from '../helpers/stores.js';
 
 const PARKING: CounterKey = { site: 'santander', service: 'parking', provider: '', type: 'urn:oc:entityType:parkingSpot' };
 const NOISE: CounterKey = { site: 'aarhus', service: 'noise', provider: "o'brien, {x}", type: 'urn:oc:entityType:noiseProbe' };
 
 for (const kind of STORES) {
   describe(`activity counters moved by a batch of updates [${kind}]`, () => {
-    let db: TestDatabase;
     let store: Store;
+    let dispose: () => Promise<void>;
     before(async () => {
-      db = await createTestDatabase(kind);
-      store = Store.open(db.url);
-      await store.migrate();
+      ({ store, dispose } = await createTestStore(kind));
     });
-    after(async () => {
-      await store.close();
-      await db.drop();
-    });
+    after(() => dispose());
 
     const rows = async () => (await sql<{ site: string; provider: string; hour: number | string; assets: number | string }>`
       select site, provider, hour, assets from asset_activity order by site, hour`.execute(store.db)).rows

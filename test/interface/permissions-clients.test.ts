@@ -2,26 +2,12 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { describeEachStore, type TestPlatform } from '../helpers/platform.js';
-import { adminToken, call, errorOf, toolToken } from '../helpers/permissions.js';
-
-const TOKEN_URL = '/auth/realms/opencity/protocol/openid-connect/token';
+import { adminToken, call, clientCredentials, errorOf, toolToken } from '../helpers/permissions.js';
 
 const createClient = (p: TestPlatform, token: string, body: unknown) => call(p, { method: 'POST', url: '/clients', token, body });
 const readUris = (p: TestPlatform, token: string, clientId: string) => call(p, { method: 'GET', url: `/clients/${clientId}/redirecturis`, token });
 const writeUris = (p: TestPlatform, token: string, clientId: string, body: unknown) =>
   call(p, { method: 'PUT', url: `/clients/${clientId}/redirecturis`, token, body });
-
-/** A client_credentials token from the token endpoint, as a client gets it. */
-async function clientCredentialsToken(p: TestPlatform, clientId: string, secret: string): Promise<Record<string, any>> {
-  const res = await p.app.inject({
-    method: 'POST', url: TOKEN_URL,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
-    payload: 'grant_type=client_credentials',
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  const token = res.json().access_token as string;
-  return JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8'));
-}
 
 describeEachStore('permissions: clients', (platform) => {
   it('creates a client with a service account: 201 {client_id, secret, service_account_id}, usable at once', async () => {
@@ -33,7 +19,7 @@ describeEachStore('permissions: clients', (platform) => {
     assert.deepEqual(Object.keys(creds).sort(), ['client_id', 'secret', 'service_account_id']);
     assert.match(creds.client_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.ok(creds.secret.length >= 32);
-    const claims = await clientCredentialsToken(p, creds.client_id, creds.secret);
+    const { claims } = await clientCredentials(p, creds.client_id, creds.secret);
     assert.equal(claims.sub, creds.service_account_id);
     assert.equal(claims.clientId, creds.client_id);
     const uris = await readUris(p, await adminToken(p), creds.client_id);

@@ -2,20 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { describeEachStore, type TestPlatform } from '../helpers/platform.js';
-import { adminToken, call } from '../helpers/permissions.js';
-
-const TOKEN_URL = '/auth/realms/opencity/protocol/openid-connect/token';
-
-async function clientCredentials(p: TestPlatform, clientId: string, secret: string): Promise<{ token: string; claims: Record<string, any> }> {
-  const res = await p.app.inject({
-    method: 'POST', url: TOKEN_URL,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
-    payload: 'grant_type=client_credentials',
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  const token = res.json().access_token as string;
-  return { token, claims: JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) };
-}
+import { adminToken, call, clientCredentials } from '../helpers/permissions.js';
 
 function pushAsset(p: TestPlatform, token: string, id: string) {
   return p.app.inject({

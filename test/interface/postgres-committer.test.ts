@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Store } from '../../src/storage/store.js';
-import { createTestDatabase, STORES, type TestDatabase } from '../helpers/stores.js';
+import { createTestStore, STORES, type TestDatabase } from '../helpers/stores.js';
 
 /**
  * PostgreSQL's batches commit one at a time, each in a transaction begun
@@ -14,15 +14,11 @@ describe('transactions begun ahead on PostgreSQL', { skip: !STORES.includes('pos
   let db: TestDatabase;
   let store: Store;
 
+  let dispose: () => Promise<void>;
   before(async () => {
-    db = await createTestDatabase('postgres');
-    store = Store.open(db.url);
-    await store.migrate();
+    ({ db, store, dispose } = await createTestStore('postgres'));
   });
-  after(async () => {
-    await store.close();
-    await db.drop();
-  });
+  after(() => dispose());
 
   /** Sessions of the test's database open inside a transaction and waiting, seen from another connection. */
   const idleInTransaction = async (): Promise<number[]> => (await sql<{ pid: number }>`select pid from pg_stat_activity

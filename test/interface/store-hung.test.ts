@@ -4,7 +4,7 @@ import type { OpenCity } from '../../src/app.js';
 import { AppError } from '../../src/domain/errors.js';
 import { registerClient } from '../../src/identity/clients.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyInFront, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { adminAccessToken, holdWriteLock, startBounded } from '../helpers/bounded-store.js';
 import { tokenRequest } from '../helpers/identity.js';
 
@@ -86,11 +86,9 @@ if (STORES.includes('postgres')) {
 
     before(async () => {
       db = await createTestDatabase('postgres');
-      const direct = new URL(db.url);
-      proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-      const viaProxy = new URL(db.url);
-      viaProxy.port = String(await proxy.start());
-      started = await startBounded(viaProxy.toString());
+      const through = await proxyInFront(db.url);
+      proxy = through.proxy;
+      started = await startBounded(through.url);
       platform = started.platform;
       secret = (await registerClient(platform.ctx.store, started.clock, { clientId: 'hung-client' })).secret;
     });

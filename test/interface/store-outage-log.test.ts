@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { OpenCity } from '../../src/app.js';
 import { OUTAGE_SUMMARY_MS } from '../../src/http/store-outage-log.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyInFront, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { adminAccessToken, holdWriteLock, startBounded, type LogLines } from '../helpers/bounded-store.js';
 
 /**
@@ -29,11 +29,7 @@ for (const kind of STORES) {
       let url = db.url;
       if (kind === 'postgres') {
         // PostgreSQL goes away behind a proxy; a SQLite file stays, and its outage is a write lock held elsewhere.
-        const direct = new URL(db.url);
-        proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-        const viaProxy = new URL(db.url);
-        viaProxy.port = String(await proxy.start());
-        url = viaProxy.toString();
+        ({ proxy, url } = await proxyInFront(db.url));
       }
       started = await startBounded(url);
       ({ platform, log } = started);

@@ -5,7 +5,7 @@ import { testConfig } from '../../src/config.js';
 import { registerClient } from '../../src/identity/clients.js';
 import { Store } from '../../src/storage/store.js';
 import { STORES, createTestDatabase, type TestDatabase } from '../helpers/stores.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyInFront, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Only PostgreSQL can go away under a running server; SQLite is a file in the process.
 if (STORES.includes('postgres')) {
@@ -17,11 +17,9 @@ if (STORES.includes('postgres')) {
 
     before(async () => {
       db = await createTestDatabase('postgres');
-      const direct = new URL(db.url);
-      proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-      const viaProxy = new URL(db.url);
-      viaProxy.port = String(await proxy.start());
-      platform = await buildApp({ config: testConfig({ databaseUrl: viaProxy.toString() }), store: Store.open(viaProxy.toString()) });
+      const through = await proxyInFront(db.url);
+      proxy = through.proxy;
+      platform = await buildApp({ config: testConfig({ databaseUrl: through.url }), store: Store.open(through.url) });
       secret = (await registerClient(platform.ctx.store, { now: () => Date.now() }, { clientId: 'outage-client' })).secret;
     });
 
