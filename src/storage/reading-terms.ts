@@ -44,6 +44,13 @@ export class ConnectionTerms<V> {
   }
 }
 
+/** The record `known` keeps of connection `conn`, made on its first use. */
+export function connectionTerms<V>(known: WeakMap<object, ConnectionTerms<V>>, conn: object): ConnectionTerms<V> {
+  let terms = known.get(conn);
+  if (!terms) known.set(conn, terms = new ConnectionTerms<V>());
+  return terms;
+}
+
 /** What no term is numbered: a reading filtered by an unknown name matches nothing. */
 export const NO_TERM = -1;
 

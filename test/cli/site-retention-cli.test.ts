@@ -9,8 +9,8 @@ for (const kind of STORES) {
   describe(`a site's retention from the command line [${kind}]`, () => {
     let db: TestDatabase;
     let store: Store;
-
     let dispose: () => Promise<void>;
+
     before(async () => {
       ({ db, store, dispose } = await createTestStore(kind));
     });

@@ -13,8 +13,8 @@ import { createTestStore, STORES, type TestDatabase } from '../helpers/stores.js
 describe('transactions begun ahead on PostgreSQL', { skip: !STORES.includes('postgres') }, () => {
   let db: TestDatabase;
   let store: Store;
-
   let dispose: () => Promise<void>;
+
   before(async () => {
     ({ db, store, dispose } = await createTestStore('postgres'));
   });

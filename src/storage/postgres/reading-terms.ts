@@ -1,5 +1,5 @@
 import { RawStatement, type Session } from '../prepared-query.js';
-import { ConnectionTerms, termsOf } from '../reading-terms.js';
+import { connectionTerms, type ConnectionTerms, termsOf } from '../reading-terms.js';
 
 /**
  * Numbers the attribute names and types of readings that have no number yet
@@ -30,8 +30,7 @@ const byConnection = new WeakMap<object, ConnectionTerms<true>>();
  * (ConnectionTerms).
  */
 export async function ensureTerms(session: Session, readings: ReadonlyArray<{ name: string; type: string }>): Promise<void> {
-  const known = byConnection.get(session.conn) ?? new ConnectionTerms<true>();
-  byConnection.set(session.conn, known);
+  const known = connectionTerms(byConnection, session.conn);
   const wanted = known.unknown(termsOf(readings));
   if (wanted.length === 0) return;
   const { rows } = await ENSURE.run(session, [wanted]);

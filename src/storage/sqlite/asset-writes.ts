@@ -8,7 +8,7 @@ import type { AssetWrites } from '../ports.js';
 import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
-import { ConnectionTerms, termsOf } from '../reading-terms.js';
+import { connectionTerms, type ConnectionTerms, termsOf } from '../reading-terms.js';
 import { sentValue } from './sent-value.js';
 
 /**
@@ -80,8 +80,7 @@ const knownByConnection = new WeakMap<object, ConnectionTerms<number>>();
  * has not seen committed (ConnectionTerms).
  */
 async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<(term: string) => number | undefined> {
-  const terms = knownByConnection.get(session.conn) ?? new ConnectionTerms<number>();
-  knownByConnection.set(session.conn, terms);
+  const terms = connectionTerms(knownByConnection, session.conn);
   const local = new Map<string, number>();
   for (const run of chunks(terms.unknown(termsOf(rows)))) {
     terms.numbered(session.transaction, (await ADD_TERMS.run(session, run, run.length)).rows.map((row) => row.term));
