@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** What the build writes; the oldest of them is compared with the newest input. */
-export const OUTPUTS = ['dist/bin/opencity.js', 'dist/bin/sqlite-writer.js', 'web/dist/index.html'];
+export const OUTPUTS = ['dist/bin/opencity.js', 'dist/bin/sqlite-writer.js', 'dist/bin/notifier.js', 'web/dist/index.html'];
 /** What the build reads: folders are walked, their own outputs and dependencies left out. */
 export const INPUTS = ['src', 'web', 'scripts/bundle.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 const SKIPPED = new Set(['dist', 'node_modules']);

@@ -1,5 +1,5 @@
 // Bundles the server and its CLI into one file, dist/bin/opencity.js (and the
-// SQLite writer thread's module into dist/bin/sqlite-writer.js), which
+// SQLite writer thread's module into dist/bin/sqlite-writer.js, the notifier's into dist/bin/notifier.js), which
 // `npm start`, `npm run demo` and the `opencity` command run. Node 20 resolves and
 // compiles each of the ~1,500 files of the server's dependency tree one by one
 // (kysely and TypeBox alone are several hundred); one file starts in a fraction
@@ -18,6 +18,8 @@ await build({
     opencity: join(root, 'src', 'cli', 'main.ts'),
     // The SQLite writer thread's module, which the server starts as the thread's entry from beside it (src/storage/sqlite/writer-thread.ts).
     'sqlite-writer': join(root, 'src', 'storage', 'sqlite', 'writer-thread.ts'),
+    // The notifier's thread, started the same way (src/services/notifier-thread.ts).
+    notifier: join(root, 'src', 'services', 'notifier-thread.ts'),
   },
   outdir,
   bundle: true,
@@ -40,7 +42,7 @@ await build({
 // fits in one, else at two. esbuild writes strings, identifiers and patterns in ASCII; what it leaves
 // outside ASCII is in comments of dependencies, which are written here as \u escapes (still comments)
 // so that the server's source takes half the memory.
-for (const file of ['opencity.js', 'sqlite-writer.js']) {
+for (const file of ['opencity.js', 'sqlite-writer.js', 'notifier.js']) {
   const out = join(outdir, file);
   const text = await readFile(out, 'utf8');
   const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -30,6 +30,16 @@ export interface NotificationRequest {
 
 export type NotifyOutcome = { ok: true; status: number } | { ok: false; status: number | undefined; reason: string };
 
+/** What delivery sends notifications through: a notifier, or one in a thread of its own (./notifier-thread.ts). */
+export interface NotificationSender {
+  /** Sends one notification (its headers are the sender's to complete); only a 2xx answer is a success. */
+  send(request: NotificationRequest): Promise<NotifyOutcome>;
+  /** Gets ready to send, ahead of the first notification. */
+  open(): void;
+  /** Drops the connections kept open; a later notification opens new ones. */
+  close(): void;
+}
+
 /**
  * Requests under way to one destination at most, each on a connection of its
  * own kept open between notifications: enough for thousands of notifications
@@ -92,7 +102,7 @@ function reasonOf(error: unknown): string {
   }
 }
 
-export class Notifier {
+export class Notifier implements NotificationSender {
   private readonly destinations = new Map<string, Destination>();
   private readonly lookup: LookupFunction;
 
@@ -142,6 +152,10 @@ export class Notifier {
     } catch (error) {
       return { ok: false, status: undefined, reason: reasonOf(error) };
     }
+  }
+
+  open(): void {
+    void loadUndici();
   }
 
   close(): void {

@@ -15,7 +15,8 @@ import {
 } from '../storage/repositories/subscriptions.js';
 import type { Store } from '../storage/store.js';
 import { DeliveryReads, type KnownAsset } from './delivery-reads.js';
-import { Notifier } from './notifier.js';
+import type { NotificationSender } from './notifier.js';
+import { NotifierThread } from './notifier-thread.js';
 import { DeliveryPace, serverSignals } from './delivery-pace.js';
 import { DeliveryCursor } from '../domain/delivery-cursor.js';
 import type { Timers } from '../domain/timers.js';
@@ -505,7 +506,7 @@ function isDeadHere(holder: string): boolean {
 export class SubscriptionDelivery {
   /** This process, as leases name it. */
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  readonly notifier: Notifier;
+  readonly notifier: NotificationSender;
   readonly reads: DeliveryReads;
   readonly pace: DeliveryPace;
   readonly metrics: DeliveryMetrics | undefined;
@@ -521,7 +522,7 @@ export class SubscriptionDelivery {
   }
 
   constructor(readonly options: DeliveryOptions) {
-    this.notifier = new Notifier(options.policy, options.timeoutMs);
+    this.notifier = new NotifierThread(options.policy, options.timeoutMs);
     this.reads = new DeliveryReads(options.store, PAGE);
     this.pace = new DeliveryPace(serverSignals(() => options.store.writes.writeTimeMs()));
     const registry = options.registry;
@@ -636,7 +637,10 @@ export class SubscriptionDelivery {
       const gone = held && isDeadHere(row.lease_holder as string) ? (row.lease_holder as string) : undefined;
       if (held && gone === undefined) continue;
       const claimed = await claimLease(store, row.id, this.holder, now, now + LEASE_MS, gone);
-      if (claimed && !this.stopped) this.workers.set(row.id, new Worker(this, row.id, claimed));
+      if (!claimed || this.stopped) continue;
+      this.workers.set(row.id, new Worker(this, row.id, claimed));
+      // Ready before the subscription's first notification, which would otherwise wait for it.
+      this.notifier.open();
     }
   }
 

@@ -8,7 +8,9 @@ import { parseDestinationPolicy, refusedDestination } from '../../src/domain/not
 import { effectiveStatus, patchSubscription, readSubscription, renderSubscription } from '../../src/domain/subscription.js';
 import { compileSubscription, notificationBody, notifies, positionAfter, stateAfter, type AssetState } from '../../src/domain/subscription-match.js';
 import type { VisibleAssets } from '../../src/domain/visible-assets.js';
-import { Notifier } from '../../src/services/notifier.js';
+import { Notifier, type NotificationSender } from '../../src/services/notifier.js';
+import { NotifierThread } from '../../src/services/notifier-thread.js';
+import type { DestinationPolicy } from '../../src/domain/notify-destination.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 const base = { subject: { entities: [{ idPattern: '.*' }] }, notification: { http: { url: 'http://203.0.113.1/n' } } };
@@ -113,7 +115,13 @@ describe('subscription rules', () => {
   });
 });
 
-describe('the notifier', () => {
+/** Both senders keep one contract: the notifier itself, and the same in the thread of its own that delivery sends through. */
+const senders: Array<[string, (policy: DestinationPolicy, timeoutMs: number) => NotificationSender]> = [
+  ['the notifier', (policy, timeoutMs) => new Notifier(policy, timeoutMs)],
+  ['the notifier in its thread', (policy, timeoutMs) => new NotifierThread(policy, timeoutMs)],
+];
+
+for (const [name, sender] of senders) describe(name, () => {
   const serve = async (status: number) => {
     const server = http.createServer((req, res) => {
       req.resume();
@@ -129,8 +137,8 @@ describe('the notifier', () => {
 
   it('judges the destination at delivery too: a name resolving to loopback is refused unless listed', async () => {
     const { server, port } = await serve(204);
-    const strict = new Notifier(parseDestinationPolicy(''), 2000);
-    const open = new Notifier(parseDestinationPolicy('127.0.0.1,::1'), 2000);
+    const strict = sender(parseDestinationPolicy(''), 2000);
+    const open = sender(parseDestinationPolicy('127.0.0.1,::1'), 2000);
     try {
       const byName = await strict.send(request(`http://localhost:${port}/n`));
       assert.equal(byName.ok, false);
@@ -155,7 +163,7 @@ describe('the notifier', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const notifier = new Notifier(parseDestinationPolicy('127.0.0.1'), 300);
+    const notifier = sender(parseDestinationPolicy('127.0.0.1'), 300);
     try {
       const headers = { 'content-type': 'application/json', host: 'receiver.example', 'fiware-service': 'opencity', 'content-length': '1' };
       assert.deepEqual(await notifier.send({ ...request(`http://127.0.0.1:${port}/n?x=1`), headers }), { ok: true, status: 200 });
@@ -175,7 +183,7 @@ describe('the notifier', () => {
 
   it('names what failed: an HTTP status, a refused connection', async () => {
     const { server, port } = await serve(503);
-    const notifier = new Notifier(parseDestinationPolicy('127.0.0.1'), 2000);
+    const notifier = sender(parseDestinationPolicy('127.0.0.1'), 2000);
     try {
       assert.deepEqual(await notifier.send(request(`http://127.0.0.1:${port}/n`)), { ok: false, status: 503, reason: 'HTTP 503' });
       server.close();
@@ -183,6 +191,58 @@ describe('the notifier', () => {
       assert.deepEqual(await notifier.send(request(`http://127.0.0.1:${port}/n`)), { ok: false, status: undefined, reason: 'connection refused' });
     } finally {
       notifier.close();
+      server.close();
+    }
+  });
+});
+
+describe('the notifier thread', () => {
+  const listen = async (handler: http.RequestListener) => {
+    const server = http.createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  const post = (url: string) => ({ url: new URL(url), method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+
+  it('gives each notification of one turn its own outcome', async () => {
+    // The path names the status to answer.
+    const { server, origin } = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = Number(req.url?.slice(1));
+        res.end();
+      });
+    });
+    const notifier = new NotifierThread(parseDestinationPolicy('127.0.0.1'), 2000);
+    try {
+      const statuses = Array.from({ length: 60 }, (_, k) => [200, 204, 404, 500, 503][k % 5] as number);
+      const outcomes = await Promise.all(statuses.map((status) => notifier.send(post(`${origin}/${status}`))));
+      assert.deepEqual(outcomes, statuses.map((status) => (isDelivered(status) ? { ok: true, status } : { ok: false, status, reason: `HTTP ${status}` })));
+    } finally {
+      notifier.close();
+      server.close();
+    }
+  });
+
+  it('fails what is under way when closed, and starts again for the next notification', async () => {
+    const { server, origin } = await listen((req, res) => {
+      req.resume();
+      // The first path never answers.
+      if (req.url !== '/silent') req.on('end', () => res.end());
+    });
+    const notifier = new NotifierThread(parseDestinationPolicy('127.0.0.1'), 5000);
+    try {
+      notifier.open();
+      assert.deepEqual(await notifier.send(post(`${origin}/n`)), { ok: true, status: 200 });
+      const underWay = notifier.send(post(`${origin}/silent`));
+      // Closed once the request has reached the receiver.
+      await new Promise<void>((resolve) => server.once('request', () => resolve()));
+      notifier.close();
+      assert.deepEqual(await underWay, { ok: false, status: undefined, reason: 'notifier stopped' });
+      assert.deepEqual(await notifier.send(post(`${origin}/n`)), { ok: true, status: 200 });
+    } finally {
+      notifier.close();
+      server.closeAllConnections();
       server.close();
     }
   });

@@ -1,12 +1,11 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery, type QueryResult } from 'kysely';
 import type { Database } from '../schema.js';
 import { commitBatch, type BatchItem, type CommittedBatch } from '../write-batch.js';
 import { sqliteDialect } from './dialect.js';
 import { withStatementCache } from './statement-cache.js';
+import { startModuleThread, threadPort } from '../../module-thread.js';
 
 /**
  * The SQLite writer in a thread of its own: both ends, this module being the
@@ -25,29 +24,6 @@ import { withStatementCache } from './statement-cache.js';
 /** Marks the worker that serves as the writer, in its workerData. */
 const WRITER_ROLE = 'opencity-sqlite-writer';
 
-/**
- * Starts the thread's module (this one). Run from the TypeScript sources
- * (tests, `tsx`), the module is compiled on the fly, which Node 20's module
- * hooks do not do inside a worker: tsx's require hook does.
- */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-if (workerData.tsx) {
-  require(workerData.tsx).register();
-  require(workerData.entry);
-} else {
-  import(workerData.entry).catch((error) => setImmediate(() => { throw error; }));
-}
-`;
-
-function threadModule(): { entry: string; tsx?: string } {
-  if (import.meta.url.endsWith('.ts')) {
-    return { entry: fileURLToPath(import.meta.url), tsx: createRequire(import.meta.url).resolve('tsx/cjs/api') };
-  }
-  // Next to the bundled server: dist/bin/sqlite-writer.js, this module built alone (scripts/bundle.mjs).
-  return { entry: new URL('./sqlite-writer.js', import.meta.url).href };
-}
-
 /** What the writer thread is given to open its connection. */
 export interface WriterThreadOptions {
   file: string;
@@ -60,6 +36,9 @@ export interface WriterThreadOptions {
   /** Runs once the thread has closed its connection; closing the thread waits for it. */
   onClose?: () => Promise<void> | void;
 }
+
+/** What the thread is started with. */
+type ThreadData = Pick<WriterThreadOptions, 'file' | 'pragmas' | 'changeLog'>;
 
 /** A message to the thread: a statement, a batch of asset writes (as JSON), or the end. */
 type WriterRequest =
@@ -111,9 +90,9 @@ export class WriterThread {
   private lock: Promise<void> = Promise.resolve();
 
   constructor(options: WriterThreadOptions) {
-    const { entry, tsx } = threadModule();
     this.onWrite = options.onWrite;
-    this.worker = new Worker(BOOTSTRAP, { eval: true, workerData: { role: WRITER_ROLE, entry, tsx, file: options.file, pragmas: options.pragmas, changeLog: options.changeLog } });
+    // Beside the bundled server: dist/bin/sqlite-writer.js, this module built alone (scripts/bundle.mjs).
+    this.worker = startModuleThread(import.meta.url, 'sqlite-writer.js', WRITER_ROLE, { file: options.file, pragmas: options.pragmas, changeLog: options.changeLog });
     this.worker.on('message', (reply: WriterReply) => this.waiting.shift()?.resolve(reply));
     this.worker.on('error', (error) => this.fail(error));
     this.exited = new Promise((resolve) => {
@@ -202,7 +181,7 @@ export class WriterThread {
  * message, in the order received, with rows, a change count, a batch's
  * outcomes, or an error with its SQLite code.
  */
-function serve(port: NonNullable<typeof parentPort>, { file, pragmas, changeLog }: { file: string; pragmas: string[]; changeLog: boolean }): void {
+function serve(port: MessagePort, { file, pragmas, changeLog }: ThreadData): void {
   const conn = new SQLite(file);
   for (const pragma of pragmas) conn.pragma(pragma);
   const statements = withStatementCache(conn);
@@ -239,4 +218,5 @@ function serve(port: NonNullable<typeof parentPort>, { file, pragmas, changeLog 
   });
 }
 
-if (!isMainThread && parentPort && (workerData as { role?: unknown } | null)?.role === WRITER_ROLE) serve(parentPort, workerData as { file: string; pragmas: string[]; changeLog: boolean });
+const thread = threadPort<ThreadData>(WRITER_ROLE);
+if (thread) serve(thread.port, thread.data);
