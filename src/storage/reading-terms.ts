@@ -2,7 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /** The distinct names and types of readings: the terms a write of them needs numbered. */
-export const termsOf = (readings: ReadonlyArray<{ name: string; type: string }>): string[] => [...new Set(readings.flatMap((r) => [r.name, r.type]))];
+export function termsOf(readings: ReadonlyArray<{ name: string; type: string }>): string[] {
+  const terms = new Set<string>();
+  for (const r of readings) terms.add(r.name).add(r.type);
+  return [...terms];
+}
 
 /**
  * What one write connection knows of reading_terms between its transactions,

@@ -7,7 +7,7 @@ import { attributesOf, CreateDecisions, type SiteState } from '../../domain/crea
 import type { Position } from '../../domain/position.js';
 import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domain/update-plan.js';
 import type { AssetWrites } from '../ports.js';
-import { PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
+import { concatRows, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
 import { ensureTerms, termId } from './reading-terms.js';
 import { ROLLUP_COLUMNS, ROLLUP_MERGE, keepsDelta, rollupColumns } from '../shared/reading-rollups.js';
@@ -215,12 +215,12 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   }
   if (chosen.length > 0) {
     const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
-    const readings = chosen.flatMap(({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
+    const readings = concatRows(chosen, ({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
     await ensureTerms(session, readings);
-    const attributes = chosen.flatMap(({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
+    const attributes = concatRows(chosen, ({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
     const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
     // Rollups keyed by the asset's id: the statement joins them to the assets it actually wrote.
-    const rolled = rollupColumns(chosen.flatMap(({ input: { asset } }, k) =>
+    const rolled = rollupColumns(concatRows(chosen, ({ input: { asset } }, k) =>
       readingsOf(asset.attributes).map((r) => ({ seq: k, recvTime: asset.receivedAt, name: r.name, value: r.value }))), (k) => (chosen[k] as (typeof chosen)[number]).input.asset.id);
     const result = await CREATE_BATCH.run(session, [
       column((c) => c.input.asset.id), column((c) => c.input.asset.type), column((c) => c.input.asset.urn.site),

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
+import { concatRows } from '../prepared-query.js';
 import { termsOf } from '../reading-terms.js';
 import { ENSURE_TERMS, termId } from './reading-terms.js';
 
@@ -45,7 +46,7 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
     firstSeq,
     async addAssets(rows: BulkAsset[]) {
       if (rows.length === 0) return;
-      const attributes = rows.flatMap((a) => a.attributeTypes.map(([name, type]) => ({ seq: a.seq, name, type })));
+      const attributes = concatRows(rows, (a) => a.attributeTypes.map(([name, type]) => ({ seq: a.seq, name, type })));
       await inTransaction(async () => {
         await client.query(
           `insert into assets (seq, id, type, site, service, provider, grp, name, experimenter, experiment, attrs, latitude, longitude, recorded_at, last_reading_at, created_at, geog)

@@ -5,7 +5,7 @@ import { readingsOf, type CreateInput, type CreateOutcome, type UpdateOutcome } 
 import { createdChange, type ChangeSink } from '../../domain/changes.js';
 import { EXPERIMENTERS_SITE } from '../../domain/urn.js';
 import type { AssetWrites } from '../ports.js';
-import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
+import { concatRows, PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
 import { connectionTerms, type ConnectionTerms, termsOf } from '../reading-terms.js';
@@ -120,7 +120,7 @@ interface IndexedPosition {
 
 /** Keeps the R*Trees in step with the positions of live assets (created or moved). */
 async function indexPositions(session: Session, positions: readonly IndexedPosition[]): Promise<void> {
-  const values = (of: IndexedPosition[]) => of.flatMap((p) => [p.seq, p.longitude, p.latitude]);
+  const values = (of: IndexedPosition[]) => concatRows(of, (p) => [p.seq, p.longitude, p.latitude]);
   for (const rows of chunks(positions.filter((p) => p.site !== EXPERIMENTERS_SITE))) await CITY_POSITIONS.run(session, values(rows), rows.length);
   for (const rows of chunks(positions.filter((p) => p.site === EXPERIMENTERS_SITE))) await EXPERIMENT_POSITIONS.run(session, values(rows), rows.length);
 }
@@ -137,14 +137,14 @@ async function addReadings(session: Session, rows: readonly ReadingRow[]): Promi
   const idOf = await termIds(session, rows);
   let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, chunk.flatMap((r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, idOf(r.name), idOf(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
+    await READINGS.run(session, concatRows(chunk, (r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, idOf(r.name), idOf(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
   }
   await addToRollups(session, rows);
 }
 
 async function recordAttributes(session: Session, rows: readonly AttributeRow[]): Promise<void> {
   for (const chunk of chunks(latestAttributeRows(rows))) {
-    await ATTRIBUTE_TYPES.run(session, chunk.flatMap((r) => [r.seq, r.name, r.type]), chunk.length);
+    await ATTRIBUTE_TYPES.run(session, concatRows(chunk, (r) => [r.seq, r.name, r.type]), chunk.length);
   }
 }
 
@@ -188,9 +188,9 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   if (created.length === 0) return outcomes;
 
   // What the creates keep beside their rows, in few statements for the whole batch.
-  await addReadings(session, created.flatMap(({ input: { asset }, seq }) =>
+  await addReadings(session, concatRows(created, ({ input: { asset }, seq }) =>
     readingsOf(asset.attributes).map((r) => ({ seq, recvTime: asset.receivedAt, observedTime: asset.recordedAt, name: r.name, type: r.type, value: r.value }))));
-  await recordAttributes(session, created.flatMap(({ input: { asset }, seq }) => attributesOf(asset).map((a) => ({ seq, ...a }))));
+  await recordAttributes(session, concatRows(created, ({ input: { asset }, seq }) => attributesOf(asset).map((a) => ({ seq, ...a }))));
   const { counts, activity, types } = creationCounts(created.map((c) => c.input));
   for (const { key, n } of counts) await incrementCount(session, key, n);
   for (const { key, hour, n } of activity) await incrementActivity(session, key, hour, n);

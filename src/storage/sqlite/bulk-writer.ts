@@ -1,5 +1,6 @@
 import SQLite from 'better-sqlite3';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
+import { concatRows } from '../prepared-query.js';
 import { sentValue } from './sent-value.js';
 
 const ASSET_COLUMNS = ['seq', 'id', 'type', 'site', 'service', 'provider', 'grp', 'name', 'experimenter', 'experiment', 'attrs', 'latitude', 'longitude', 'recorded_at', 'last_reading_at', 'created_at'];
@@ -60,7 +61,7 @@ export function openSqliteBulkWriter(file: string): BulkWriter {
 
   const addAssets = conn.transaction((rows: BulkAsset[]) => {
     insertAssets(rows, assetValues);
-    const attributes = rows.flatMap((a) => a.attributeTypes.map(([name, type]) => [a.seq, name, type]));
+    const attributes = concatRows(rows, (a) => a.attributeTypes.map(([name, type]) => [a.seq, name, type]));
     insertAttributes(attributes, (r) => r);
   });
   // Readings are numbered here, as the writers number them (migration 1300-readings-clustered).
