@@ -117,6 +117,15 @@ export class PreparedQuery<Params extends readonly unknown[], Row> {
     const parameters = slots.map((slot) => ('param' in slot ? params[slot.param] : slot.constant));
     return session.conn.executeQuery<Row>({ ...base, parameters } as CompiledQuery<Row>);
   }
+
+  /**
+   * A multi-row statement, whose variant is its number of rows: the rows'
+   * parameters, `rowOf` each, one after another, so the count cannot differ
+   * from the parameters given.
+   */
+  runRows<T>(this: PreparedQuery<unknown[], Row>, session: Session, rows: readonly T[], rowOf: (row: T) => readonly unknown[]): Promise<QueryResult<Row>> {
+    return this.run(session, concatRows(rows, rowOf), rows.length);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DAY_MS, HOUR_MS, ROLLUP_PERIODS_MS, rollupDeltas, type RolledReading, type RollupDelta } from '../../domain/history-rollups.js';
 import type { ReadingRow } from '../../domain/update-plan.js';
-import { concatRows, PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
+import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 
 /**
  * The hourly and daily rollups of readings (src/domain/history-rollups.ts):
@@ -67,7 +67,7 @@ export const BUILT_BEFORE = new PreparedQuery<[], { built_before: number | strin
 /** Adds a batch's readings, in write order, to the rollups of their series (SQLite: in process, a statement costs microseconds). */
 export async function addToRollups(session: Session, rows: readonly ReadingRow[]): Promise<void> {
   const builtBefore = Number((await BUILT_BEFORE.run(session, [])).rows[0]?.built_before ?? 0);
-  for (const run of rowRuns(rollupDeltas(rows, builtBefore))) await MERGE_ROLLUPS.run(session, concatRows(run, rowOf), run.length);
+  for (const run of rowRuns(rollupDeltas(rows, builtBefore))) await MERGE_ROLLUPS.runRows(session, run, rowOf);
 }
 
 /**

@@ -120,9 +120,9 @@ interface IndexedPosition {
 
 /** Keeps the R*Trees in step with the positions of live assets (created or moved). */
 async function indexPositions(session: Session, positions: readonly IndexedPosition[]): Promise<void> {
-  const values = (of: IndexedPosition[]) => concatRows(of, (p) => [p.seq, p.longitude, p.latitude]);
-  for (const rows of chunks(positions.filter((p) => p.site !== EXPERIMENTERS_SITE))) await CITY_POSITIONS.run(session, values(rows), rows.length);
-  for (const rows of chunks(positions.filter((p) => p.site === EXPERIMENTERS_SITE))) await EXPERIMENT_POSITIONS.run(session, values(rows), rows.length);
+  const rowOf = (p: IndexedPosition) => [p.seq, p.longitude, p.latitude];
+  for (const rows of chunks(positions.filter((p) => p.site !== EXPERIMENTERS_SITE))) await CITY_POSITIONS.runRows(session, rows, rowOf);
+  for (const rows of chunks(positions.filter((p) => p.site === EXPERIMENTERS_SITE))) await EXPERIMENT_POSITIONS.runRows(session, rows, rowOf);
 }
 
 async function unindexPosition(session: Session, seq: number): Promise<void> {
@@ -137,14 +137,14 @@ async function addReadings(session: Session, rows: readonly ReadingRow[]): Promi
   const idOf = await termIds(session, rows);
   let next = last - rows.length + 1;
   for (const chunk of rowRuns(rows)) {
-    await READINGS.run(session, concatRows(chunk, (r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, idOf(r.name), idOf(r.type), sentValue(r.value, r.observedTime)]), chunk.length);
+    await READINGS.runRows(session, chunk, (r) => [next++, r.seq, r.recvTime, r.observedTime - r.recvTime, idOf(r.name), idOf(r.type), sentValue(r.value, r.observedTime)]);
   }
   await addToRollups(session, rows);
 }
 
 async function recordAttributes(session: Session, rows: readonly AttributeRow[]): Promise<void> {
   for (const chunk of chunks(latestAttributeRows(rows))) {
-    await ATTRIBUTE_TYPES.run(session, concatRows(chunk, (r) => [r.seq, r.name, r.type]), chunk.length);
+    await ATTRIBUTE_TYPES.runRows(session, chunk, (r) => [r.seq, r.name, r.type]);
   }
 }
 

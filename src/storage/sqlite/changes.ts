@@ -1,5 +1,5 @@
 import type { ChangeRecord } from '../../domain/changes.js';
-import { concatRows, PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
+import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import type { ChangeWrites } from '../ports.js';
 
 /**
@@ -18,7 +18,7 @@ const APPEND = new PreparedQuery<unknown[], never>((rows) => 6 * rows, (db, p, _
 async function append(session: Session, changes: readonly ChangeRecord[]): Promise<number> {
   let last = 0;
   for (const chunk of rowRuns(changes)) {
-    const result = await APPEND.run(session, concatRows(chunk, (c) => [c.assetId, c.assetType, c.site, c.kind, JSON.stringify(c.attributes), c.at]), chunk.length);
+    const result = await APPEND.runRows(session, chunk, (c) => [c.assetId, c.assetType, c.site, c.kind, JSON.stringify(c.attributes), c.at]);
     last = Number(result.insertId);
   }
   return last;
