@@ -52,7 +52,9 @@ describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres
   });
 
   it('sends array parameters as they are: texts with quotes, backslashes, commas and braces, numbers, booleans and nulls', async () => {
-    const texts = ['plain', 'with space', 'a,b', '{braced}', 'quote " inside', 'back\\slash', '\\"both', '', 'NULL', 'ünïcode €', null];
+    const texts = ['plain', 'with space', 'a,b', '{braced}', 'quote " inside', 'back\\slash', '\\"both', '', 'NULL', 'ünïcode €', null,
+      JSON.stringify({ TimeInstant: { type: 'urn:oc:attributeType:ISO8601', value: '2026-01-01T00:00:00.000Z', metadata: {} }, note: { value: 'a "b" \\ c\nd' } }),
+      'line\nbreak "quoted"', 'tab\t"and" \u0001 control', 'pair 😀 "emoji" \\', '\u2028"separators"\u2029'];
     const numbers = [0, -2.5, 1e21, 12345678901234, 0.1, null];
     const rows = (await sql<{ t: Array<string | null>; f: Array<number | null>; i: Array<string | null>; b: Array<boolean | null> }>`select
       ${texts}::text[] as t, ${numbers}::float8[] as f, ${[1, -2, null, 9007199254740991]}::int8[] as i, ${[true, false, null]}::bool[] as b`.execute(store.read)).rows;

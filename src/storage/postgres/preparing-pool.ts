@@ -103,6 +103,9 @@ export class PreparingPool implements PostgresPool {
 }
 
 const NEEDS_ESCAPE = /[\\"]/;
+/** Characters JSON.stringify would escape in its own way (`\n`, `\ud800`), which an array literal reads otherwise. */
+// eslint-disable-next-line no-control-regex
+const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * A one-dimensional array of texts, numbers, booleans and nulls as the
@@ -116,12 +119,21 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
     if (i > 0) literal += ',';
     const value = values[i];
     if (value === null || value === undefined) literal += 'NULL';
-    else if (typeof value === 'string') literal += NEEDS_ESCAPE.test(value) ? `"${value.replace(/[\\"]/g, '\\$&')}"` : `"${value}"`;
+    else if (typeof value === 'string') literal += NEEDS_ESCAPE.test(value) ? quoted(value) : `"${value}"`;
     else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') literal += String(value);
     else return undefined;
   }
   return `${literal}}`;
 }
+
+/**
+ * A text holding quotes or backslashes as an element of an array literal: each
+ * escaped with a backslash. JSON.stringify quotes exactly so, natively and
+ * several times faster than a replace (the texts that hold quotes are mostly
+ * JSON, an asset's attributes), unless the text holds a control character or a
+ * surrogate, which it would escape as JSON does.
+ */
+const quoted = (value: string): string => (JSON_ESCAPED.test(value) ? `"${value.replace(/[\\"]/g, '\\$&')}"` : JSON.stringify(value));
 
 /** What a statement with no answer in time fails with (in the words the driver used for its own timeout); ./dialect.ts tells it apart. */
 export const READ_TIMEOUT = 'Query read timeout';
