@@ -59,6 +59,12 @@ describe('prepared statements on PostgreSQL', { skip: !STORES.includes('postgres
     const rows = (await sql<{ t: Array<string | null>; f: Array<number | null>; i: Array<string | null>; b: Array<boolean | null> }>`select
       ${texts}::text[] as t, ${numbers}::float8[] as f, ${[1, -2, null, 9007199254740991]}::int8[] as i, ${[true, false, null]}::bool[] as b`.execute(store.read)).rows;
     assert.deepEqual(rows, [{ t: texts, f: numbers, i: ['1', '-2', null, '9007199254740991'], b: [true, false, null] }]);
+    // Arrays of plain texts, or of numbers or booleans alone, empty ones included.
+    const plain = ['plain', 'with space', 'a,b', '{braced}', '', 'NULL', 'ünïcode €', 'line\nbreak', 'pair 😀'];
+    const whole = (await sql<{ t: string[]; f: number[]; i: string[]; b: boolean[]; e: string[]; z: string[] }>`select
+      ${plain}::text[] as t, ${[0, -2.5, 1e21, 0.1]}::float8[] as f, ${[1, 9007199254740991n, -2]}::int8[] as i, ${[true, false]}::bool[] as b,
+      ${[]}::text[] as e, ${[]}::int8[] as z`.execute(store.read)).rows;
+    assert.deepEqual(whole, [{ t: plain, f: [0, -2.5, 1e21, 0.1], i: ['1', '9007199254740991', '-2'], b: [true, false], e: [], z: [] }]);
     // Arrays of other values go as the driver sends them.
     const nested = (await sql<{ n: number[][] }>`select ${[[1, 2], [3, 4]]}::int[][] as n`.execute(store.read)).rows[0]!.n;
     assert.deepEqual(nested, [[1, 2], [3, 4]]);

@@ -112,18 +112,36 @@ const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
  * array literal pg would send for it, made without pg's two escapes of every
  * text (a batch's statement carries thousands of them, and few texts hold a
  * quote or a backslash); undefined for any other array, which pg sends itself.
+ * An array of plain texts, or of numbers and booleans alone (most of a batch's
+ * columns), is joined in one piece: each element added to a growing text
+ * would leave a string behind it, and a batch's columns are most of what its
+ * statement allocates.
  */
 function arrayLiteral(values: readonly unknown[]): string | undefined {
-  let literal = '{';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) literal += ',';
+  if (values.length === 0) return '{}';
+  let texts = true;
+  let scalars = true;
+  for (let i = 0; i < values.length && (texts || scalars); i++) {
     const value = values[i];
-    if (value === null || value === undefined) literal += 'NULL';
-    else if (typeof value === 'string') literal += NEEDS_ESCAPE.test(value) ? quoted(value) : `"${value}"`;
-    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') literal += String(value);
+    if (typeof value === 'string') {
+      scalars = false;
+      if (NEEDS_ESCAPE.test(value)) texts = false;
+    } else {
+      texts = false;
+      if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') scalars = false;
+    }
+  }
+  if (texts) return `{"${values.join('","')}"}`;
+  if (scalars) return `{${values.join(',')}}`;
+  const elements = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) elements[i] = 'NULL';
+    else if (typeof value === 'string') elements[i] = NEEDS_ESCAPE.test(value) ? quoted(value) : `"${value}"`;
+    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') elements[i] = String(value);
     else return undefined;
   }
-  return `${literal}}`;
+  return `{${elements.join(',')}}`;
 }
 
 /**
