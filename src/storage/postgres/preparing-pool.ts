@@ -114,8 +114,7 @@ const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
  * quote or a backslash); undefined for any other array, which pg sends itself.
  * An array of plain texts, or of numbers and booleans alone (most of a batch's
  * columns), is joined in one piece: each element added to a growing text
- * would leave a string behind it, and a batch's columns are most of what its
- * statement allocates.
+ * would leave a string behind it for the collector.
  */
 function arrayLiteral(values: readonly unknown[]): string | undefined {
   if (values.length === 0) return '{}';
