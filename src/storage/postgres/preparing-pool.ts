@@ -107,6 +107,10 @@ const NEEDS_ESCAPE = /[\\"]/;
 // eslint-disable-next-line no-control-regex
 const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
+/** The values other than texts and nulls that an array literal holds as they print. */
+const isScalar = (value: unknown): value is number | bigint | boolean =>
+  typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean';
+
 /**
  * A one-dimensional array of texts, numbers, booleans and nulls as the
  * array literal pg would send for it, made without pg's two escapes of every
@@ -127,7 +131,7 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
       if (NEEDS_ESCAPE.test(value)) texts = false;
     } else {
       texts = false;
-      if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') scalars = false;
+      if (!isScalar(value)) scalars = false;
     }
   }
   if (texts) return `{"${values.join('","')}"}`;
@@ -137,7 +141,7 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
     const value = values[i];
     if (value === null || value === undefined) elements[i] = 'NULL';
     else if (typeof value === 'string') elements[i] = NEEDS_ESCAPE.test(value) ? quoted(value) : `"${value}"`;
-    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') elements[i] = String(value);
+    else if (isScalar(value)) elements[i] = String(value);
     else return undefined;
   }
   return `{${elements.join(',')}}`;
