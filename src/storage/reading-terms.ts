@@ -48,6 +48,36 @@ export class ConnectionTerms<V> {
   }
 }
 
+/** What a dialect's statements tell of a transaction's numbering: the terms they added, and every number they found. */
+export interface TermsNumbered {
+  /** The transaction they ran in (undefined: not known, so that nothing found is kept as committed). */
+  transaction: unknown;
+  added: Iterable<string>;
+  numbers: Iterable<readonly [term: string, id: number]>;
+}
+
+/**
+ * The numbers of the readings' names and types, numbering those new in this
+ * transaction: `number` runs the dialect's statements, only for terms the
+ * connection has not seen committed.
+ */
+export async function termNumbers(
+  known: ConnectionTerms<number>,
+  readings: ReadonlyArray<{ name: string; type: string }>,
+  number: (terms: string[]) => Promise<TermsNumbered>,
+): Promise<(term: string) => number | undefined> {
+  const wanted = known.unknown(termsOf(readings));
+  if (wanted.length === 0) return (term) => known.get(term);
+  const { transaction, added, numbers } = await number(wanted);
+  known.numbered(transaction, added);
+  const local = new Map<string, number>();
+  for (const [term, id] of numbers) {
+    local.set(term, id);
+    known.found(term, id);
+  }
+  return (term) => known.get(term) ?? local.get(term);
+}
+
 /** The record `known` keeps of connection `conn`, made on its first use. */
 export function connectionTerms<V>(known: WeakMap<object, ConnectionTerms<V>>, conn: object): ConnectionTerms<V> {
   let terms = known.get(conn);

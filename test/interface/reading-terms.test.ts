@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { inSession } from '../../src/storage/prepared-query.js';
-import { ensureTerms } from '../../src/storage/postgres/reading-terms.js';
+import { termIds } from '../../src/storage/postgres/reading-terms.js';
 import { assetBody, create, readingsOf, timeInstant, update } from '../helpers/federation.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { STORES, type StoreKind } from '../helpers/stores.js';
@@ -40,7 +41,7 @@ const valuesOf = async (p: TestPlatform, term: string) => (await readingsOf(p, A
  */
 onStore('postgres', 'stores the readings of a name whose first numbering rolled back, in the same transaction or the next', async (p, token) => {
   const failing = (term: string) => p.ctx.store.writes.run(async (trx) => {
-    await inSession(trx, p.ctx.store.dialect, (session) => ensureTerms(session, [{ name: term, type: 'Number' }]));
+    await inSession(trx, p.ctx.store.dialect, (session) => termIds(session, [{ name: term, type: 'Number' }]));
     throw new Error('the write fails after numbering');
   });
   for (const term of ['rolled:back:once', 'rolled:back:twice']) {
@@ -50,6 +51,34 @@ onStore('postgres', 'stores the readings of a name whose first numbering rolled 
     assert.equal(res.statusCode, 204, res.body);
     assert.deepEqual(await valuesOf(p, term), [['Number', '7']]);
   }
+});
+
+/**
+ * A term that another transaction numbers and commits while the write waits
+ * on it is in neither what the write's insert added nor what its snapshot
+ * holds: the write still finds its number, and its reading is stored.
+ */
+onStore('postgres', 'stores the readings of a name another transaction numbered while the write waited for it', async (p, token) => {
+  const other = new pg.Client({ connectionString: p.db.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    const { rows } = await other.query<{ id: number }>(`insert into reading_terms (term) values ('raced:name') returning id`);
+    const numbered = p.ctx.store.writes.run((trx) => inSession(trx, p.ctx.store.dialect, async (session) => (await termIds(session, [{ name: 'raced:name', type: 'Number' }]))('raced:name')));
+    // The write's insert of the term waits for the other transaction's.
+    let waiting = 0;
+    for (let tries = 0; waiting === 0 && tries < 10_000; tries++) {
+      waiting = (await other.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0]?.n ?? 0;
+    }
+    assert.equal(waiting, 1);
+    await other.query('commit');
+    assert.equal(await numbered, rows[0]?.id);
+  } finally {
+    await other.end();
+  }
+  const res = await update(p, token, ASSET, { TimeInstant: timeInstant(), 'raced:name': { type: 'Number', value: 5 } });
+  assert.equal(res.statusCode, 204, res.body);
+  assert.deepEqual(await valuesOf(p, 'raced:name'), [['Number', '5']]);
 });
 
 /**

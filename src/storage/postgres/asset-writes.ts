@@ -9,7 +9,7 @@ import { latestAttributeRows, planUpdates, type CurrentAsset } from '../../domai
 import type { AssetWrites } from '../ports.js';
 import { concatRows, PreparedQuery, RawStatement, type Session } from '../prepared-query.js';
 import { deleteAssets } from '../shared/asset-counters.js';
-import { ensureTerms, termId } from './reading-terms.js';
+import { termIds } from './reading-terms.js';
 import { ROLLUP_COLUMNS, ROLLUP_MERGE, keepsDelta, rollupColumns } from '../shared/reading-rollups.js';
 
 /**
@@ -91,8 +91,8 @@ inserted as (
 ),
 readings_added as (
   insert into readings (asset_seq, name_id, recv_time, observed_time, type_id, attr_value)
-  select i.seq, ${termId('r.name')}, t.received_at, t.recorded_at, ${termId('r.type')}, r.value
-  from unnest($19::text[], $20::text[], $21::text[], $22::text[]) with ordinality as r(id, name, type, value, ord)
+  select i.seq, r.name_id, t.received_at, t.recorded_at, r.type_id, r.value
+  from unnest($19::text[], $20::int4[], $21::int4[], $22::text[]) with ordinality as r(id, name_id, type_id, value, ord)
   join inserted i on i.id = r.id join input t on t.id = r.id
   order by r.ord
 ),
@@ -153,8 +153,8 @@ with written as (
   where a.seq = u.seq
 ), appended as (
   insert into readings (asset_seq, recv_time, name_id, type_id, attr_value, observed_time)
-  select u.seq, u.recv_time, ${termId('u.name')}, ${termId('u.type')}, u.value, u.observed_time
-  from unnest($8::int8[], $9::int8[], $10::text[], $11::text[], $12::text[], $22::int8[]) with ordinality as u(seq, recv_time, name, type, value, observed_time, ord)
+  select u.seq, u.recv_time, u.name_id, u.type_id, u.value, u.observed_time
+  from unnest($8::int8[], $9::int8[], $10::int4[], $11::int4[], $12::text[], $22::int8[]) with ordinality as u(seq, recv_time, name_id, type_id, value, observed_time, ord)
   order by u.ord
 ), attributes as (
   insert into asset_attributes (asset_seq, name, type)
@@ -216,7 +216,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
   if (chosen.length > 0) {
     const column = <T>(f: (c: (typeof chosen)[number]) => T): T[] => chosen.map(f);
     const readings = concatRows(chosen, ({ input: { asset } }) => readingsOf(asset.attributes).map((r) => ({ id: asset.id, ...r })));
-    await ensureTerms(session, readings);
+    const idOf = await termIds(session, readings);
     const attributes = concatRows(chosen, ({ input: { asset } }) => attributesOf(asset).map((a) => ({ id: asset.id, ...a })));
     const keys = chosen.map(({ input: { asset } }) => counterKey({ site: asset.urn.site, service: asset.urn.service, provider: asset.urn.provider, type: asset.type }));
     // Rollups keyed by the asset's id: the statement joins them to the assets it actually wrote.
@@ -229,7 +229,7 @@ async function create(session: Session, inputs: readonly CreateInput[], changes:
       column((c) => JSON.stringify(c.input.asset.attributes)), column((c) => c.position.latitude), column((c) => c.position.longitude),
       column((c) => c.input.asset.recordedAt), column((c) => c.input.asset.receivedAt), column((c) => activityHour(c.input.asset.receivedAt)),
       keys.map((k) => k.service), keys.map((k) => k.provider), column((c) => c.input.registerType),
-      readings.map((r) => r.id), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+      readings.map((r) => r.id), readings.map((r) => idOf(r.name)), readings.map((r) => idOf(r.type)), readings.map((r) => r.value),
       attributes.map((a) => a.id), attributes.map((a) => a.name), attributes.map((a) => a.type),
       ...rolled,
     ]);
@@ -249,14 +249,14 @@ async function update(session: Session, inputs: readonly AssetChange[], changes:
   // Locked in id order, as every process locks them.
   const current = (await CURRENT_ASSETS_LOCKED.run(session, [[...new Set(inputs.map((i) => i.id))].sort()])).rows;
   const plan = planUpdates(inputs, current);
-  await ensureTerms(session, plan.readings);
+  const idOf = await termIds(session, plan.readings);
   const written = plan.written;
   const attributes = latestAttributeRows(plan.attributes);
   const { readings } = plan;
   const emptied = await WRITE_UPDATE_BATCH.run(session, [
     written.map((a) => a.seq), written.map((a) => JSON.stringify(a.attrs)), written.map((a) => a.recordedAt),
     written.map((a) => a.lastReadingAt), written.map((a) => a.latitude), written.map((a) => a.longitude), written.map((a) => a.moved),
-    readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => r.name), readings.map((r) => r.type), readings.map((r) => r.value),
+    readings.map((r) => r.seq), readings.map((r) => r.recvTime), readings.map((r) => idOf(r.name)), readings.map((r) => idOf(r.type)), readings.map((r) => r.value),
     attributes.map((r) => r.seq), attributes.map((r) => r.name), attributes.map((r) => r.type),
     ...deltaColumns(netActivityMoves(plan.hourMoves)),
     readings.map((r) => r.observedTime),

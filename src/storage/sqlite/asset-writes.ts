@@ -8,7 +8,7 @@ import type { AssetWrites } from '../ports.js';
 import { concatRows, PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
 import { deleteAssets, incrementActivity, incrementCount, moveActivity, registerType } from '../shared/asset-counters.js';
 import { addToRollups } from '../shared/reading-rollups.js';
-import { connectionTerms, type ConnectionTerms, termsOf } from '../reading-terms.js';
+import { connectionTerms, type ConnectionTerms, termNumbers } from '../reading-terms.js';
 import { sentValue } from './sent-value.js';
 
 /**
@@ -74,23 +74,17 @@ const TERM_IDS = new PreparedQuery<string[], { id: number; term: string }>((n) =
 
 const knownByConnection = new WeakMap<object, ConnectionTerms<number>>();
 
-/**
- * The numbers of the readings' names and types in reading_terms, numbering
- * those new in this transaction; statements only for terms the connection
- * has not seen committed (ConnectionTerms).
- */
-async function termIds(session: Session, rows: readonly ReadingRow[]): Promise<(term: string) => number | undefined> {
-  const terms = connectionTerms(knownByConnection, session.conn);
-  const local = new Map<string, number>();
-  for (const run of chunks(terms.unknown(termsOf(rows)))) {
-    terms.numbered(session.transaction, (await ADD_TERMS.run(session, run, run.length)).rows.map((row) => row.term));
-    for (const row of (await TERM_IDS.run(session, run, run.length)).rows) {
-      local.set(row.term, Number(row.id));
-      terms.found(row.term, Number(row.id));
+/** The numbers of the readings' names and types in reading_terms (termNumbers), a few terms a statement. */
+const termIds = (session: Session, rows: readonly ReadingRow[]): Promise<(term: string) => number | undefined> =>
+  termNumbers(connectionTerms(knownByConnection, session.conn), rows, async (wanted) => {
+    const added: string[] = [];
+    const numbers: Array<[string, number]> = [];
+    for (const run of chunks(wanted)) {
+      for (const row of (await ADD_TERMS.run(session, run, run.length)).rows) added.push(row.term);
+      for (const row of (await TERM_IDS.run(session, run, run.length)).rows) numbers.push([row.term, Number(row.id)]);
     }
-  }
-  return (term) => terms.get(term) ?? local.get(term);
-}
+    return { transaction: session.transaction, added, numbers };
+  });
 
 /** Takes `n` reading numbers (migration 1300-readings-clustered); the last of them. */
 const TAKE_READING_SEQS = new PreparedQuery<[n: number], { last: number }>(1, (_db, [n]) =>
