@@ -59,7 +59,9 @@ export interface TermsNumbered {
 /**
  * The numbers of the readings' names and types, numbering those new in this
  * transaction: `number` runs the dialect's statements, only for terms the
- * connection has not seen committed.
+ * connection has not seen committed. A term left without a number gives
+ * undefined, which no reading's column accepts: a reading is never dropped
+ * quietly.
  */
 export async function termNumbers(
   known: ConnectionTerms<number>,

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 import { concatRows } from '../prepared-query.js';
 import { termsOf } from '../reading-terms.js';
-import { ENSURE_TERMS, termId } from './reading-terms.js';
+import { ENSURE_TERMS } from './reading-terms.js';
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
 const REINDEXED_TABLES = ['assets', 'readings'];
@@ -42,6 +42,17 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
 
   const column = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
 
+  // The names and types of readings are numbered here, as the writers number them (migration 1700-readings-compact).
+  const terms = new Map<string, number>();
+  const keepTerms = (rows: ReadonlyArray<{ id: number; term: string }>) => {
+    for (const row of rows) terms.set(row.term, row.id);
+  };
+  keepTerms((await client.query<{ id: number; term: string }>('select id, term from reading_terms')).rows);
+  const numberTerms = async (wanted: string[]) => {
+    await client.query(ENSURE_TERMS, [wanted]);
+    keepTerms((await client.query<{ id: number; term: string }>('select id, term from reading_terms where term = any($1::text[])', [wanted])).rows);
+  };
+
   return {
     firstSeq,
     async addAssets(rows: BulkAsset[]) {
@@ -70,15 +81,15 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
     },
     async addReadings(rows: BulkReading[]) {
       if (rows.length === 0) return;
-      // Names and types are numbered as the writers number them (migration 1700-readings-compact).
-      await client.query(ENSURE_TERMS, [termsOf(rows)]);
+      const unnumbered = termsOf(rows).filter((term) => !terms.has(term));
+      if (unnumbered.length > 0) await numberTerms(unnumbered);
       await client.query(
         `insert into readings (asset_seq, name_id, recv_time, observed_time, type_id, attr_value)
-         select r.asset_seq, ${termId('r.name')}, r.recv_time, r.observed_time, ${termId('r.type')}, r.attr_value
-         from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[]) with ordinality as r(asset_seq, name, recv_time, observed_time, type, attr_value, ord)
+         select r.asset_seq, r.name_id, r.recv_time, r.observed_time, r.type_id, r.attr_value from unnest($1::bigint[], $2::int4[], $3::bigint[], $4::bigint[], $5::int4[], $6::text[]) with ordinality
+           as r(asset_seq, name_id, recv_time, observed_time, type_id, attr_value, ord)
          order by r.ord`,
-        [column(rows, (r) => r.assetSeq), column(rows, (r) => r.name), column(rows, (r) => r.recvTime), column(rows, (r) => r.observedTime),
-          column(rows, (r) => r.type), column(rows, (r) => r.value)],
+        [column(rows, (r) => r.assetSeq), column(rows, (r) => terms.get(r.name)), column(rows, (r) => r.recvTime), column(rows, (r) => r.observedTime),
+          column(rows, (r) => terms.get(r.type)), column(rows, (r) => r.value)],
       );
     },
     async finish() {

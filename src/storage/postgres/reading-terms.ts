@@ -10,13 +10,6 @@ import { connectionTerms, type ConnectionTerms, termNumbers } from '../reading-t
 export const ENSURE_TERMS = 'insert into reading_terms (term) select t from unnest($1::text[]) as t order by t on conflict (term) do nothing';
 
 /**
- * A term's number, as a statement reads it for a reading: a term with no
- * number gives NULL, which no reading accepts, so a reading is never dropped
- * quietly.
- */
-export const termId = (term: string): string => `(select id from reading_terms where term = ${term})`;
-
-/**
  * ENSURE_TERMS, with the number of each term (those it added, and those the
  * statement's snapshot holds) and the transaction it ran in. A term another
  * transaction numbered and committed while this one waited on it is in
