@@ -30,6 +30,10 @@ function onStore(kind: StoreKind, title: string, test: (p: TestPlatform, token: 
   });
 }
 
+/** The numbers PostgreSQL's writer gives the terms of a reading of `term`, in a write transaction of its own. */
+const numberIn = <T>(p: TestPlatform, term: string, then: (idOf: (term: string) => number | undefined) => T): Promise<T> =>
+  p.ctx.store.writes.run((trx) => inSession(trx, p.ctx.store.dialect, async (session) => then(await termIds(session, [{ name: term, type: 'Number' }]))));
+
 /** The type and value of each reading of `term` of ASSET. */
 const valuesOf = async (p: TestPlatform, term: string) => (await readingsOf(p, ASSET)).filter((r) => r.attr_name === term).map((r) => [r.attr_type, r.attr_value]);
 
@@ -40,8 +44,7 @@ const valuesOf = async (p: TestPlatform, term: string) => (await readingsOf(p, A
  * there.
  */
 onStore('postgres', 'stores the readings of a name whose first numbering rolled back, in the same transaction or the next', async (p, token) => {
-  const failing = (term: string) => p.ctx.store.writes.run(async (trx) => {
-    await inSession(trx, p.ctx.store.dialect, (session) => termIds(session, [{ name: term, type: 'Number' }]));
+  const failing = (term: string) => numberIn(p, term, () => {
     throw new Error('the write fails after numbering');
   });
   for (const term of ['rolled:back:once', 'rolled:back:twice']) {
@@ -64,7 +67,7 @@ onStore('postgres', 'stores the readings of a name another transaction numbered 
   try {
     await other.query('begin');
     const { rows } = await other.query<{ id: number }>(`insert into reading_terms (term) values ('raced:name') returning id`);
-    const numbered = p.ctx.store.writes.run((trx) => inSession(trx, p.ctx.store.dialect, async (session) => (await termIds(session, [{ name: 'raced:name', type: 'Number' }]))('raced:name')));
+    const numbered = numberIn(p, 'raced:name', (idOf) => idOf('raced:name'));
     // The write's insert of the term waits for the other transaction's.
     let waiting = 0;
     for (let tries = 0; waiting === 0 && tries < 10_000; tries++) {

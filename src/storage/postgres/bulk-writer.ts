@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { BulkAsset, BulkReading, BulkWriter } from '../bulk-writer.js';
 import { concatRows } from '../prepared-query.js';
 import { termsOf } from '../reading-terms.js';
-import { ENSURE_TERMS } from './reading-terms.js';
+import { ENSURE_TERMS, TERM_NUMBERS } from './reading-terms.js';
 
 /** Tables whose secondary indexes are dropped during the load and built again after it (sorting beats inserting). */
 const REINDEXED_TABLES = ['assets', 'readings'];
@@ -50,7 +50,7 @@ export async function openPostgresBulkWriter(url: string): Promise<BulkWriter> {
   keepTerms((await client.query<{ id: number; term: string }>('select id, term from reading_terms')).rows);
   const numberTerms = async (wanted: string[]) => {
     await client.query(ENSURE_TERMS, [wanted]);
-    keepTerms((await client.query<{ id: number; term: string }>('select id, term from reading_terms where term = any($1::text[])', [wanted])).rows);
+    keepTerms((await client.query<{ id: number; term: string }>(TERM_NUMBERS, [wanted])).rows);
   };
 
   return {

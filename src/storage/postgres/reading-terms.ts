@@ -9,19 +9,20 @@ import { connectionTerms, type ConnectionTerms, termNumbers } from '../reading-t
  */
 export const ENSURE_TERMS = 'insert into reading_terms (term) select t from unnest($1::text[]) as t order by t on conflict (term) do nothing';
 
-/**
- * ENSURE_TERMS, with the number of each term (those it added, and those the
- * statement's snapshot holds) and the transaction it ran in. A term another
- * transaction numbered and committed while this one waited on it is in
- * neither: NUMBERS, a statement of its own, sees it.
- */
-const ENSURE = new RawStatement<{ term: string | null; id: number | null; added: boolean; txid: string }>(`
-with added as (${ENSURE_TERMS} returning term, id)
-select term, id, true as added, txid_current()::text as txid from added
-union all select term, id, false, txid_current()::text from reading_terms where term = any($1::text[])
-union all select null, null, false, txid_current()::text`);
+/** The numbers of the terms of $1 that reading_terms holds. */
+export const TERM_NUMBERS = 'select id, term from reading_terms where term = any($1::text[])';
 
-const NUMBERS = new RawStatement<{ term: string; id: number }>('select term, id from reading_terms where term = any($1::text[])');
+/** ENSURE_TERMS, with the terms it added and the transaction it ran in. */
+const ENSURE = new RawStatement<{ term: string | null; txid: string }>(`
+with added as (${ENSURE_TERMS} returning term)
+select term, txid_current()::text as txid from added
+union all select null, txid_current()::text`);
+
+/**
+ * Read in a statement of its own, after ENSURE: it sees the terms this
+ * transaction numbered and those another committed while ENSURE waited on them.
+ */
+const NUMBERS = new RawStatement<{ id: number; term: string }>(TERM_NUMBERS);
 
 const byConnection = new WeakMap<object, ConnectionTerms<number>>();
 
@@ -32,10 +33,11 @@ const byConnection = new WeakMap<object, ConnectionTerms<number>>();
  */
 export const termIds = (session: Session, readings: ReadonlyArray<{ name: string; type: string }>): Promise<(term: string) => number | undefined> =>
   termNumbers(connectionTerms(byConnection, session.conn), readings, async (wanted) => {
-    const { rows } = await ENSURE.run(session, [wanted]);
-    const numbers = new Map<string, number>();
-    for (const row of rows) if (row.term !== null && row.id !== null) numbers.set(row.term, row.id);
-    const missed = wanted.filter((term) => !numbers.has(term));
-    if (missed.length > 0) for (const row of (await NUMBERS.run(session, [missed])).rows) numbers.set(row.term, row.id);
-    return { transaction: rows[0]?.txid, added: rows.flatMap((row) => (row.added && row.term !== null ? [row.term] : [])), numbers };
+    // Sent together, they run one after the other on the connection.
+    const [ensured, found] = await Promise.all([ENSURE.run(session, [wanted]), NUMBERS.run(session, [wanted])]);
+    return {
+      transaction: ensured.rows[0]?.txid,
+      added: ensured.rows.flatMap((row) => (row.term === null ? [] : [row.term])),
+      numbers: found.rows.map((row) => [row.term, row.id] as const),
+    };
   });
