@@ -44,10 +44,20 @@ export interface AssetWrites {
   delete(session: Session, inputs: readonly AssetDeletion[], changes: ChangeSink): Promise<boolean[]>;
 }
 
+/** The end of a write transaction: its changes appended (the seq of the last one, undefined for none), then its commit. */
+export interface TransactionEnd {
+  appended: Promise<number | undefined>;
+  /** Rejected too when the append failed: nothing of the transaction was committed then. */
+  committed: Promise<unknown>;
+}
+
 /** The change log's writes (../change-log.ts has its reads). */
 export interface ChangeWrites {
-  /** Appends a transaction's changes, in order, just before it commits; the seq of the last one. */
-  append(session: Session, changes: readonly ChangeRecord[]): Promise<number>;
+  /**
+   * Appends a transaction's changes, in order, and commits the transaction,
+   * in as few round trips as the store allows. Both outcomes are to be awaited.
+   */
+  appendAndCommit(session: Session, changes: readonly ChangeRecord[]): TransactionEnd;
 }
 
 /** A page of the assets in a circle in the order of the index of live city positions, and how many of the first `reach` there are. */

@@ -141,3 +141,6 @@ export class RawStatement<Row> {
     return session.conn.executeQuery<Row>(CompiledQuery.raw(this.text, [...parameters]) as CompiledQuery<Row>);
   }
 }
+
+/** Ends the transaction a session runs in. */
+export const COMMIT = new RawStatement<never>('commit');

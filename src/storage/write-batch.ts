@@ -138,13 +138,17 @@ export async function commitBegun(
       }
     }
     const appended = changes.take();
-    const lastChange = appended.length > 0 ? await inSession(db, dialect, (session) => dialect.changes.append(session, appended), changes) : undefined;
-    try {
-      await sql`commit`.execute(db);
-    } catch (error) {
+    const [last, commit] = await inSession(db, dialect, (session) => {
+      const end = dialect.changes.appendAndCommit(session, appended);
+      return Promise.allSettled([end.appended, end.committed]);
+    }, changes);
+    // An append that failed committed nothing.
+    if (last.status === 'rejected') throw last.reason;
+    const lastChange = last.value;
+    if (commit.status === 'rejected') {
       // A commit that got no answer may have committed: the store is asked, and a batch that did is what it says.
-      if ((await fateOf(dialect, elsewhere, txid, error)) === 'committed') return { outcomes, lastChange };
-      throw error;
+      if ((await fateOf(dialect, elsewhere, txid, commit.reason)) === 'committed') return { outcomes, lastChange };
+      throw commit.reason;
     }
     return { outcomes, lastChange };
   } catch (error) {

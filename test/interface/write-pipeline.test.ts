@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { parseAssetUrn } from '../../src/domain/urn.js';
 import type { CreateInput } from '../../src/domain/asset-writes.js';
 import { findLiveAsset } from '../../src/storage/repositories/assets.js';
@@ -56,6 +57,27 @@ for (const kind of STORES) {
       assert.equal(await findLiveAsset(store, assetId('first')), undefined);
       assert.equal(await findLiveAsset(store, assetId('broken')), undefined);
       assert.deepEqual(await create(store, creation('after')), [{ kind: 'created', seq: (await store.read.selectFrom('assets').select('seq').where('id', '=', assetId('after')).executeTakeFirstOrThrow()).seq }]);
+    });
+
+    it('writes nothing of a batch whose changes the change log refuses, and goes on after it', async () => {
+      const refusing = kind === 'sqlite'
+        ? ["create trigger refuse_change before insert on changes when new.asset_id like '%:refused' begin select raise(abort, 'change refused'); end"]
+        : [
+          "create function refuse_change() returns trigger language plpgsql as $$ begin raise exception 'change refused'; end $$",
+          "create trigger refuse_change before insert on changes for each row when (new.asset_id like '%:refused') execute function refuse_change()",
+        ];
+      const changesOf = (name: string) => store.read.selectFrom('changes').select('kind').where('asset_id', '=', assetId(name)).execute();
+      for (const statement of refusing) await store.writes.run((trx) => sql.raw(statement).execute(trx));
+      try {
+        await assert.rejects(create(store, creation('refused')), /change refused/);
+        assert.equal(await findLiveAsset(store, assetId('refused')), undefined);
+        assert.deepEqual(await changesOf('refused'), []);
+        await create(store, creation('accepted'));
+        assert.ok(await findLiveAsset(store, assetId('accepted')));
+        assert.deepEqual(await changesOf('accepted'), [{ kind: 'create' }]);
+      } finally {
+        await store.writes.run((trx) => sql.raw('drop trigger refuse_change' + (kind === 'sqlite' ? '' : ' on changes')).execute(trx));
+      }
     });
 
     it('runs operations and jobs in the order they were queued', async () => {

@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { ChangeRecord } from '../../domain/changes.js';
 import type { ChangeAnnouncer, ChangeListener } from '../change-log.js';
 import type { Database } from '../schema.js';
-import type { ChangeWrites } from '../ports.js';
-import { RawStatement, type Session } from '../prepared-query.js';
+import type { ChangeWrites, TransactionEnd } from '../ports.js';
+import { COMMIT, RawStatement, type Session } from '../prepared-query.js';
 
 /** The channel on which every committed batch of changes is announced, with its last seq. */
 export const CHANGES_CHANNEL = 'opencity_changes';
@@ -41,7 +41,20 @@ async function append(session: Session, changes: readonly ChangeRecord[]): Promi
   return Number(result.rows[0]?.last);
 }
 
-export const postgresChanges: ChangeWrites = { append };
+/**
+ * The append and the commit sent together: the connection runs the commit as
+ * soon as the append is done, without waiting for this process to read the
+ * append's answer, which under load waits for the event loop (bench/RESULTS.md,
+ * federation.design). A failed append leaves the transaction aborted, and the
+ * commit then ends it with nothing written.
+ */
+function appendAndCommit(session: Session, changes: readonly ChangeRecord[]): TransactionEnd {
+  // Each statement is queued on the connection as it is called: the append goes first.
+  const appended = changes.length > 0 ? append(session, changes) : Promise.resolve(undefined);
+  return { appended, committed: COMMIT.run(session, []) };
+}
+
+export const postgresChanges: ChangeWrites = { appendAndCommit };
 
 /**
  * Tells every process listening on the database that changes up to a seq

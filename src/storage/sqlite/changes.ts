@@ -1,6 +1,6 @@
 import type { ChangeRecord } from '../../domain/changes.js';
-import { PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
-import type { ChangeWrites } from '../ports.js';
+import { COMMIT, PreparedQuery, rowRuns, type Session } from '../prepared-query.js';
+import type { ChangeWrites, TransactionEnd } from '../ports.js';
 
 /**
  * The changes of a transaction in one multi-row statement, in order
@@ -24,4 +24,10 @@ async function append(session: Session, changes: readonly ChangeRecord[]): Promi
   return last;
 }
 
-export const sqliteChanges: ChangeWrites = { append };
+/** The append, then the commit once it has succeeded (SQLite runs in process: there is no round trip to save). */
+function appendAndCommit(session: Session, changes: readonly ChangeRecord[]): TransactionEnd {
+  const appended = changes.length > 0 ? append(session, changes) : Promise.resolve(undefined);
+  return { appended, committed: appended.then(() => COMMIT.run(session, [])) };
+}
+
+export const sqliteChanges: ChangeWrites = { appendAndCommit };
