@@ -142,14 +142,16 @@ export async function commitBegun(
       const end = dialect.changes.appendAndCommit(session, appended);
       return Promise.allSettled([end.appended, end.committed]);
     }, changes);
-    // An append that failed committed nothing.
-    if (last.status === 'rejected') throw last.reason;
-    const lastChange = last.value;
+    const lastChange = last.status === 'fulfilled' ? last.value : undefined;
     if (commit.status === 'rejected') {
-      // A commit that got no answer may have committed: the store is asked, and a batch that did is what it says.
+      // A commit that got no answer may have committed, and the append before it too, its answer lost with the
+      // commit's (readers then learn of those changes with the next commit): the store is asked, and a batch
+      // that did is what it says.
       if ((await fateOf(dialect, elsewhere, txid, commit.reason)) === 'committed') return { outcomes, lastChange };
       throw commit.reason;
     }
+    // The commit answered, but the append before it failed: the transaction was aborted, and the commit ended it with nothing written.
+    if (last.status === 'rejected') throw last.reason;
     return { outcomes, lastChange };
   } catch (error) {
     await sql`rollback`.execute(db).catch(() => {});

@@ -80,6 +80,39 @@ for (const kind of STORES) {
       }
     });
 
+    it('writes nothing of a batch of updates whose write fails, and goes on after it', async () => {
+      const refusing = kind === 'sqlite'
+        ? ["create trigger refuse_update before update on assets when new.id like '%:refusedUpdate' begin select raise(abort, 'update refused'); end"]
+        : [
+          "create function refuse_update() returns trigger language plpgsql as $$ begin raise exception 'update refused'; end $$",
+          "create trigger refuse_update before update on assets for each row when (new.id like '%:refusedUpdate') execute function refuse_update()",
+        ];
+      const update = (name: string, value: string) => store.writes.write({
+        kind: 'update',
+        input: {
+          id: assetId(name), expectedType: undefined, position: undefined, recordedAt: NOW + 1000, receivedAt: NOW + 1000,
+          changes: { temperature: { type: 'urn:oc:attributeType:temperature', value, metadata: {} } },
+        },
+      });
+      const temperatureOf = async (name: string) => {
+        const stored = await findLiveAsset(store, assetId(name));
+        return stored ? (JSON.parse(stored.attrs) as Record<string, { value: unknown }>)['temperature']?.value : undefined;
+      };
+      const updatesOf = (name: string) => store.read.selectFrom('changes').select('kind').where('asset_id', '=', assetId(name)).where('kind', '=', 'update').execute();
+      await create(store, creation('refusedUpdate'), creation('acceptedUpdate'));
+      for (const statement of refusing) await store.writes.run((trx) => sql.raw(statement).execute(trx));
+      try {
+        await assert.rejects(update('refusedUpdate', '30.5'), /update refused/);
+        assert.equal(await temperatureOf('refusedUpdate'), '21.5');
+        assert.deepEqual(await updatesOf('refusedUpdate'), []);
+        assert.equal(await update('acceptedUpdate', '30.5'), 'updated');
+        assert.equal(await temperatureOf('acceptedUpdate'), '30.5');
+        assert.deepEqual(await updatesOf('acceptedUpdate'), [{ kind: 'update' }]);
+      } finally {
+        await store.writes.run((trx) => sql.raw('drop trigger refuse_update' + (kind === 'sqlite' ? '' : ' on assets')).execute(trx));
+      }
+    });
+
     it('runs operations and jobs in the order they were queued', async () => {
       const seen: string[] = [];
       const live = (name: string) => store.writes.run(async (trx) => {
