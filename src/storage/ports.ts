@@ -47,7 +47,7 @@ export interface AssetWrites {
 /** The end of a write transaction: its changes appended (the seq of the last one, undefined for none), then its commit. */
 export interface TransactionEnd {
   appended: Promise<number | undefined>;
-  /** Rejected too when the append failed: nothing of the transaction was committed then. */
+  /** The commit's answer. After a failed append nothing was committed, whatever the commit answered. */
   committed: Promise<unknown>;
 }
 
