@@ -31,17 +31,22 @@ export function shellBlocks(markdown: string, section: string): string[] {
 const expectedLines = (block: string): string[] =>
   block.split('\n').filter((l) => /^# (HTTP\/|location:)/i.test(l)).map((l) => l.slice(2));
 
-function runShell(script: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | string; out: string }> {
+/**
+ * Runs a script; what it printed on stdout, and stderr apart: curl writes its progress meter there
+ * when its output is not a terminal, and the two pipes' chunks may arrive in any order.
+ */
+function runShell(script: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | string; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? signal ?? -1, out });
+      resolve({ code: code ?? signal ?? -1, out, err });
     });
   });
 }
@@ -85,8 +90,8 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
       PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? dir,
       DATABASE_URL: `sqlite:${path.join(dir, 'opencity.db')}`, LOG_LEVEL: 'silent', NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1',
     };
-    const { code, out } = await runShell(script, env, 180_000);
-    assert.equal(code, 0, out);
+    const { code, out, err } = await runShell(script, env, 180_000);
+    assert.equal(code, 0, `${out}\n${err}`);
     const parts = out.split(/^@@(?:step \d+|end)@@$/m).slice(1, -1);
     assert.equal(parts.length, 5, out);
     for (const [i, block] of steps.entries()) {
@@ -113,8 +118,8 @@ describe("the README's steps, as written", { timeout: 240_000 }, () => {
     // A stream never ends by itself: curl stops it after 3 s here (exit 28), as Ctrl-C would.
     const script = `${command.replaceAll('127.0.0.1:8080', `127.0.0.1:${server.port}`)} ${replay} -s --max-time 3; test $? = 28`;
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1' };
-    const { code, out } = await runShell(script, env, 30_000);
-    assert.equal(code, 0, out);
+    const { code, out, err } = await runShell(script, env, 30_000);
+    assert.equal(code, 0, `${out}\n${err}`);
     assert.match(out, new RegExp(`^event: create\\ndata: \\{"id":"${ASSET}"`, 'm'));
     assert.match(out, new RegExp(`^event: update\\ndata: \\{"id":"${ASSET}"`, 'm'));
   });
