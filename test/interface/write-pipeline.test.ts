@@ -7,7 +7,7 @@ import { findLiveAsset } from '../../src/storage/repositories/assets.js';
 import { upsertSite } from '../../src/storage/repositories/sites.js';
 import { Store } from '../../src/storage/store.js';
 import { runTs } from '../helpers/cli.js';
-import { STORES, createTestDatabase, createTestStore } from '../helpers/stores.js';
+import { STORES, createTestDatabase, createTestStore, type StoreKind } from '../helpers/stores.js';
 
 /**
  * The write pipeline as the federation uses it: typed asset writes (on a
@@ -37,6 +37,30 @@ function creation(name: string, recordedAt: number = NOW): CreateInput {
 const create = (store: Store, ...inputs: CreateInput[]) => Promise.all(inputs.map((input) => store.writes.write({ kind: 'create', input })));
 const addType = (store: Store, id: string) => store.writes.run((trx) => trx.insertInto('asset_types').values({ id, description: '' }).execute());
 
+/**
+ * Runs `test` while the store refuses, by a trigger named `name`, to insert or update a row of
+ * `table` whose `column` ends with `suffix`, with the error `message`, then takes the trigger away.
+ */
+async function whileRefusing<T>(
+  store: Store, kind: StoreKind, refusal: { name: string; on: 'insert' | 'update'; table: string; column: string; suffix: string; message: string }, test: () => Promise<T>,
+): Promise<T> {
+  const { name, on, table, column, suffix, message } = refusal;
+  const statements = kind === 'sqlite'
+    ? [`create trigger ${name} before ${on} on ${table} when new.${column} like '%${suffix}' begin select raise(abort, '${message}'); end`]
+    : [
+      `create function ${name}() returns trigger language plpgsql as $$ begin raise exception '${message}'; end $$`,
+      `create trigger ${name} before ${on} on ${table} for each row when (new.${column} like '%${suffix}') execute function ${name}()`,
+    ];
+  const removals = kind === 'sqlite' ? [`drop trigger ${name}`] : [`drop trigger ${name} on ${table}`, `drop function ${name}()`];
+  const run = (statement: string) => store.writes.run((trx) => sql.raw(statement).execute(trx));
+  for (const statement of statements) await run(statement);
+  try {
+    return await test();
+  } finally {
+    for (const statement of removals) await run(statement);
+  }
+}
+
 for (const kind of STORES) {
   describe(`write pipeline [${kind}]`, () => {
     let store: Store;
@@ -60,33 +84,18 @@ for (const kind of STORES) {
     });
 
     it('writes nothing of a batch whose changes the change log refuses, and goes on after it', async () => {
-      const refusing = kind === 'sqlite'
-        ? ["create trigger refuse_change before insert on changes when new.asset_id like '%:refused' begin select raise(abort, 'change refused'); end"]
-        : [
-          "create function refuse_change() returns trigger language plpgsql as $$ begin raise exception 'change refused'; end $$",
-          "create trigger refuse_change before insert on changes for each row when (new.asset_id like '%:refused') execute function refuse_change()",
-        ];
       const changesOf = (name: string) => store.read.selectFrom('changes').select('kind').where('asset_id', '=', assetId(name)).execute();
-      for (const statement of refusing) await store.writes.run((trx) => sql.raw(statement).execute(trx));
-      try {
+      await whileRefusing(store, kind, { name: 'refuse_change', on: 'insert', table: 'changes', column: 'asset_id', suffix: ':refused', message: 'change refused' }, async () => {
         await assert.rejects(create(store, creation('refused')), /change refused/);
         assert.equal(await findLiveAsset(store, assetId('refused')), undefined);
         assert.deepEqual(await changesOf('refused'), []);
         await create(store, creation('accepted'));
         assert.ok(await findLiveAsset(store, assetId('accepted')));
         assert.deepEqual(await changesOf('accepted'), [{ kind: 'create' }]);
-      } finally {
-        await store.writes.run((trx) => sql.raw('drop trigger refuse_change' + (kind === 'sqlite' ? '' : ' on changes')).execute(trx));
-      }
+      });
     });
 
     it('writes nothing of a batch of updates whose write fails, and goes on after it', async () => {
-      const refusing = kind === 'sqlite'
-        ? ["create trigger refuse_update before update on assets when new.id like '%:refusedUpdate' begin select raise(abort, 'update refused'); end"]
-        : [
-          "create function refuse_update() returns trigger language plpgsql as $$ begin raise exception 'update refused'; end $$",
-          "create trigger refuse_update before update on assets for each row when (new.id like '%:refusedUpdate') execute function refuse_update()",
-        ];
       const update = (name: string, value: string) => store.writes.write({
         kind: 'update',
         input: {
@@ -100,17 +109,14 @@ for (const kind of STORES) {
       };
       const updatesOf = (name: string) => store.read.selectFrom('changes').select('kind').where('asset_id', '=', assetId(name)).where('kind', '=', 'update').execute();
       await create(store, creation('refusedUpdate'), creation('acceptedUpdate'));
-      for (const statement of refusing) await store.writes.run((trx) => sql.raw(statement).execute(trx));
-      try {
+      await whileRefusing(store, kind, { name: 'refuse_update', on: 'update', table: 'assets', column: 'id', suffix: ':refusedUpdate', message: 'update refused' }, async () => {
         await assert.rejects(update('refusedUpdate', '30.5'), /update refused/);
         assert.equal(await temperatureOf('refusedUpdate'), '21.5');
         assert.deepEqual(await updatesOf('refusedUpdate'), []);
         assert.equal(await update('acceptedUpdate', '30.5'), 'updated');
         assert.equal(await temperatureOf('acceptedUpdate'), '30.5');
         assert.deepEqual(await updatesOf('acceptedUpdate'), [{ kind: 'update' }]);
-      } finally {
-        await store.writes.run((trx) => sql.raw('drop trigger refuse_update' + (kind === 'sqlite' ? '' : ' on assets')).execute(trx));
-      }
+      });
     });
 
     it('runs operations and jobs in the order they were queued', async () => {
